@@ -1,0 +1,14 @@
+import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { presentAccount } from '../../src/cli/present.js';
+
+export default class AccountsLs extends GatewayCommand {
+  static override description = 'List accounts with their balances';
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(AccountsLs);
+    await this.runWithServices(flags, async ({ accounts }) => {
+      const rows = (await accounts.list()).map((account) => presentAccount(account));
+      return { json: rows, text: table(rows, ['id', 'name', 'balance_rub', 'held_rub', 'available_rub', 'created_at']) };
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import { Flags } from '@oclif/core';
+import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { presentKey } from '../../src/cli/present.js';
+
+export default class KeysLs extends GatewayCommand {
+  static override description = 'List API keys (never their secrets)';
+  static override flags = { account: Flags.string({ description: 'only this account (id or name)' }) };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(KeysLs);
+    await this.runWithServices(flags, async ({ accounts, apiKeys }) => {
+      const accountId = flags.account ? (await accounts.find(flags.account)).id : undefined;
+      const rows = (await apiKeys.list(accountId)).map(presentKey);
+      const text = table(
+        rows.map((row) => ({ ...row, key: `${row.prefix}-…${row.last4}`, scopes: row.scopes.join(','), status: row.revoked_at ? 'revoked' : 'active' })),
+        ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'status', 'last_used_at'],
+      );
+      return { json: rows, text };
+    });
+  }
+}

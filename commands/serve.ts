@@ -1,0 +1,42 @@
+import { Flags } from '@oclif/core';
+import { GatewayCommand } from '../src/cli/base-command.js';
+import { startServer } from '../src/http/server.js';
+import { openServerServices } from '../src/services.js';
+
+export default class Serve extends GatewayCommand {
+  static override description = 'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully';
+  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --host 0.0.0.0 --port 8080'];
+  static override flags = {
+    host: Flags.string({ description: 'address to listen on (default: server.host, GATEWAY_HOST)' }),
+    port: Flags.integer({ description: 'port to listen on, 0 for any free port (default: server.port, GATEWAY_PORT)', min: 0, max: 65535 }),
+    worker: Flags.boolean({ description: 'also run the job runner in this process (--no-worker: API only)', default: true, allowNo: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    this.jsonOutput = flags.json;
+    let services;
+    try {
+      const config = this.loadConfiguration(flags.config);
+      services = await openServerServices(config, { processMetrics: true });
+      await services.db.migrate.latest();
+      const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port });
+      const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
+      services.logger.info({ url: server.url, database, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
+      if (flags.json) process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
+      else process.stderr.write(`gateway listening on ${server.url} (API under ${server.url}/v1)\n`);
+      const stop = (signal: string) => {
+        services!.logger.info({ signal }, 'stopping');
+        server.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    } catch (error) {
+      await services?.close().catch(() => undefined);
+      this.fail(error);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// API keys: "<prefix>-<43 base64url chars>" carrying 256 random bits. Only the sha256 of the
+// whole key, its prefix and its last 4 characters are stored. Lookups are by hash and are
+// not cached, so a revocation (from the CLI, another process) holds on the very next request.
+// last_used_at is kept in memory and written in one batch per interval, not per request.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newId } from '../util/ids.js';
+import { allScopes, type Scope } from './scopes.js';
+
+export interface ApiKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string | null;
+  readonly prefix: string;
+  readonly last4: string;
+  readonly scopes: readonly Scope[];
+  /** Per-key requests per minute; null uses the configured default. */
+  readonly rpm: number | null;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+  readonly lastUsedAt: number | null;
+}
+
+export class KeyNotFoundError extends Error {
+  constructor(readonly keyId: string) {
+    super(`no API key "${keyId}"`);
+    this.name = 'KeyNotFoundError';
+  }
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  hash: string;
+  last4: string;
+  scopes: string;
+  rpm: number | null;
+  created_at: string | number;
+  revoked_at: string | number | null;
+  last_used_at: string | number | null;
+}
+
+const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
+
+function fromRow(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    last4: row.last4,
+    scopes: row.scopes.split(',').filter((s): s is Scope => (allScopes as readonly string[]).includes(s)),
+    rpm: row.rpm === null ? null : Number(row.rpm),
+    createdAt: Number(row.created_at),
+    revokedAt: optionalNumber(row.revoked_at),
+    lastUsedAt: optionalNumber(row.last_used_at),
+  };
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export class ApiKeys {
+  /** key id → last use (ms), waiting for the next flush. */
+  private readonly pendingLastUsed = new Map<string, number>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Creates a key and returns it with its secret: the only time the secret exists in full. */
+  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null }): Promise<{ apiKey: ApiKey; key: string }> {
+    const key = `${this.prefix}-${randomBytes(32).toString('base64url')}`;
+    const row: KeyRow = {
+      id: newId('key'),
+      account_id: options.accountId,
+      name: options.name ?? null,
+      prefix: this.prefix,
+      hash: hashKey(key),
+      last4: key.slice(-4),
+      scopes: (options.scopes ?? allScopes).join(','),
+      rpm: options.rpm ?? null,
+      created_at: this.now(),
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await this.db('api_keys').insert(row);
+    return { apiKey: fromRow(row), key };
+  }
+
+  async list(accountId?: string): Promise<ApiKey[]> {
+    const query = this.db('api_keys').select('*').orderBy('created_at').orderBy('id');
+    if (accountId) query.where({ account_id: accountId });
+    return (await query).map(fromRow);
+  }
+
+  async find(id: string): Promise<ApiKey> {
+    const row: KeyRow | undefined = await this.db('api_keys').select('*').where({ id }).first();
+    if (!row) throw new KeyNotFoundError(id);
+    return fromRow(row);
+  }
+
+  /** Revokes a key; revoking twice keeps the first revocation time. */
+  async revoke(id: string): Promise<ApiKey> {
+    await this.db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: this.now() });
+    return this.find(id);
+  }
+
+  /** The live key matching what a client presented, or null (unknown, malformed or revoked). */
+  async authenticate(presented: string): Promise<ApiKey | null> {
+    if (presented.length < 16 || presented.length > 256) return null;
+    const hash = hashKey(presented);
+    const row: KeyRow | undefined = await this.db('api_keys').select('*').where({ hash }).first();
+    // Compare in constant time anyway: the lookup must not be the only thing standing
+    // between a near-miss and a match (collation, truncation, a future prefix index).
+    if (!row || !timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    if (row.revoked_at !== null) return null;
+    this.pendingLastUsed.set(row.id, this.now());
+    return fromRow(row);
+  }
+
+  /** Writes the remembered last-use times in one transaction. Called on an interval and at stop. */
+  async flushLastUsed(): Promise<number> {
+    if (this.pendingLastUsed.size === 0) return 0;
+    const batch = [...this.pendingLastUsed];
+    this.pendingLastUsed.clear();
+    await this.db.transaction(async (trx) => {
+      for (const [id, at] of batch) await trx('api_keys').where({ id }).update({ last_used_at: at });
+    });
+    return batch.length;
+  }
+}

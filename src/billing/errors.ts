@@ -1,0 +1,27 @@
+// Domain errors of the ledger. The HTTP layer maps them to 402/404; the CLI prints them.
+import { formatRub } from './money.js';
+
+export class InsufficientBalanceError extends Error {
+  constructor(
+    readonly neededUnits: bigint,
+    readonly availableUnits: bigint,
+  ) {
+    super(`insufficient balance: this request needs ${formatRub(neededUnits)} RUB, ${formatRub(availableUnits)} RUB is available`);
+    this.name = 'InsufficientBalanceError';
+  }
+}
+
+export class AccountNotFoundError extends Error {
+  constructor(readonly account: string) {
+    super(`no account "${account}"`);
+    this.name = 'AccountNotFoundError';
+  }
+}
+
+/** A hold that was already settled or released: the second attempt does nothing. */
+export class HoldClosedError extends Error {
+  constructor(readonly holdId: string) {
+    super(`hold ${holdId} is already closed`);
+    this.name = 'HoldClosedError';
+  }
+}

@@ -1,0 +1,83 @@
+// `gateway models check`: every model has the prices its type charges by, each within sane
+// bounds, and routes that can be reached. A mistyped price must stop the operator here, not
+// silently refuse every request (too high) or give everything away (missing).
+import type { Config } from '../config/load.js';
+import type { ModelType, Pricing } from '../config/schema.js';
+import { parseDecimal } from '../billing/pricing.js';
+
+export interface CheckProblem {
+  readonly model: string;
+  readonly field: string;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+}
+
+/** Which prices each type must have (any one of a group is enough). */
+const requiredPrices: Record<ModelType, (keyof Pricing)[][]> = {
+  text: [['per_1m_input_tokens'], ['per_1m_output_tokens']],
+  search: [['per_1m_input_tokens'], ['per_1m_output_tokens']],
+  image: [['per_image']],
+  video: [['per_second', 'per_megapixel_second']],
+  music: [['per_generation']],
+  tts: [['per_1m_characters']],
+  stt: [['per_minute']],
+  embeddings: [['per_1m_input_tokens']],
+  decision: [['per_1m_input_tokens']],
+};
+
+/** Upper bounds in RUB: beyond these a price is far more likely a typo than a real tariff. */
+export const priceCeilings: Record<keyof Pricing, string> = {
+  per_1m_input_tokens: '200000',
+  per_1m_cached_input_tokens: '200000',
+  per_1m_output_tokens: '200000',
+  per_image: '5000',
+  per_1m_characters: '50000',
+  per_minute: '1000',
+  per_second: '1000',
+  per_reference: '1000',
+  per_generation: '5000',
+  per_megapixel_second: '100',
+};
+
+function compare(a: string, b: string): number {
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  const left = x.numerator * y.denominator;
+  const right = y.numerator * x.denominator;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+export function checkCatalog(config: Config): CheckProblem[] {
+  const problems: CheckProblem[] = [];
+  for (const model of config.models) {
+    const add = (field: string, severity: CheckProblem['severity'], message: string) =>
+      problems.push({ model: model.id, field, severity, message });
+    for (const group of requiredPrices[model.type]) {
+      if (!group.some((key) => model.pricing[key] !== undefined)) {
+        add(`pricing.${group[0]}`, 'error', `a ${model.type} model needs pricing.${group.join(' or pricing.')}`);
+      }
+    }
+    for (const [key, value] of Object.entries(model.pricing) as [keyof Pricing, string | Record<string, string> | undefined][]) {
+      if (value === undefined) continue;
+      const entries = typeof value === 'string' ? [[key, value]] : Object.entries(value).map(([k, v]) => [`${key}.${k}`, v]);
+      for (const [field, price] of entries) {
+        if (compare(price!, priceCeilings[key]) > 0) {
+          add(`pricing.${field}`, 'error', `${price} RUB per ${key.replace(/^per_/, '')} is above the sane ceiling of ${priceCeilings[key]} RUB`);
+        } else if (compare(price!, '0') === 0) {
+          add(`pricing.${field}`, 'warning', 'price is zero: this model is free to use');
+        }
+      }
+    }
+    const { per_1m_input_tokens: input, per_1m_cached_input_tokens: cached } = model.pricing;
+    if (input && cached && compare(cached, input) > 0) {
+      add('pricing.per_1m_cached_input_tokens', 'error', `cached input (${cached}) costs more than input (${input})`);
+    }
+    const routes = model.routes ?? (model.route ? [model.route] : []);
+    const enabled = routes.filter((route) => config.providers[route.provider]?.enabled);
+    if (enabled.length === 0) {
+      const missing = [...new Set(routes.map((r) => config.providers[r.provider]?.apiKeyEnv).filter(Boolean))];
+      add('route', 'warning', `disabled: set ${missing.join(' or ')} to enable it`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,89 @@
+// Shared shape of every `gateway` command: --config and --json; the config is loaded once,
+// services are opened, the command's work returns a typed result, which is printed either
+// as JSON (alone on stdout) or as readable text. Errors go to stderr with exit code 1
+// (configuration errors: 78, as sysexits' EX_CONFIG).
+import { Command, Flags } from '@oclif/core';
+import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
+import { KeyNotFoundError } from '../auth/api-keys.js';
+import { InvalidScopeError } from '../auth/scopes.js';
+import { AccountNotFoundError, InsufficientBalanceError } from '../billing/errors.js';
+import { MoneyFormatError } from '../billing/money.js';
+import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { openServices, type Services } from '../services.js';
+
+export interface CommandOutput {
+  /** What --json prints. */
+  json: unknown;
+  /** What a person reads; defaults to the JSON, indented. */
+  text?: string;
+  /** Non-zero to fail after printing (e.g. `models check` found errors). */
+  exitCode?: number;
+}
+
+/** Errors that are the user's to fix: printed as one line, no stack. */
+const userErrors = [
+  AccountExistsError,
+  InvalidAccountNameError,
+  AccountNotFoundError,
+  KeyNotFoundError,
+  InvalidScopeError,
+  InsufficientBalanceError,
+  MoneyFormatError,
+  RangeError,
+];
+
+export abstract class GatewayCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({ description: 'path to the configuration file (default: GATEWAY_CONFIG or config/gateway.yaml)', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({ description: 'print machine-readable JSON only', default: false, helpGroup: 'GLOBAL' }),
+  };
+
+  protected jsonOutput = false;
+
+  protected loadConfiguration(configPath: string | undefined): Config {
+    return loadConfig({ configPath });
+  }
+
+  /** Opens the services, runs `work`, prints its result, closes the services. */
+  protected async runWithServices(flags: { config?: string; json: boolean }, work: (services: Services) => Promise<CommandOutput>): Promise<void> {
+    this.jsonOutput = flags.json;
+    let services: Services | undefined;
+    let output: CommandOutput;
+    try {
+      const config = this.loadConfiguration(flags.config);
+      services = openServices(config);
+      output = await work(services);
+    } catch (error) {
+      await services?.close().catch(() => undefined);
+      return this.fail(error);
+    }
+    await services.close();
+    this.print(output);
+    if (output.exitCode) this.exit(output.exitCode);
+  }
+
+  protected print(output: CommandOutput): void {
+    if (this.jsonOutput) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
+    else process.stdout.write(`${output.text ?? JSON.stringify(output.json, null, 2)}\n`);
+  }
+
+  protected fail(error: unknown): never {
+    const known = error instanceof ConfigError || userErrors.some((type) => error instanceof type);
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.jsonOutput) process.stderr.write(`${JSON.stringify({ error: { message } })}\n`);
+    else process.stderr.write(`error: ${message}\n`);
+    if (!known && error instanceof Error && error.stack && !this.jsonOutput) process.stderr.write(`${error.stack}\n`);
+    this.exit(error instanceof ConfigError ? 78 : 1);
+  }
+}
+
+/** Fixed-width table for readable output. */
+export function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((row) => columns.map((column) => (row[column] === null || row[column] === undefined ? '-' : String(row[column]))));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((c) => c[i]!.length)));
+  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
+}
+
+export const isoTime = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,0 +1,213 @@
+// Loads, validates and freezes the configuration. This module is the ONLY reader of
+// process.env in the program: everything else receives the frozen Config it returns.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
+import { parseDuration, parseSize } from './units.js';
+
+/** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
+export const installRoot = findInstallRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Walks up from this file (src/config or dist/src/config) to the folder with package.json. */
+function findInstallRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
+}
+
+export interface ProviderConfig {
+  readonly name: string;
+  readonly kind: ProviderKind;
+  readonly baseUrl: string | undefined;
+  readonly apiKeyEnv: string | undefined;
+  /** The secret read from the environment; never logged, never printed. */
+  readonly apiKey: string | undefined;
+  /** False when api_key_env names a variable that is not set: its routes are disabled. */
+  readonly enabled: boolean;
+  readonly timeoutMs: number;
+}
+
+export interface Config {
+  readonly configPath: string | undefined;
+  readonly server: { readonly host: string; readonly port: number; readonly jsonLimitBytes: number };
+  readonly dataDir: string;
+  readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
+  readonly cache: { readonly url: string };
+  readonly storage: { readonly dir: string; readonly tempTtlMs: number; readonly permanentQuotaBytes: number };
+  readonly keys: { readonly prefix: string };
+  readonly rateLimit: { readonly requestsPerMinute: number };
+  readonly currency: { readonly usdRub: string };
+  readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number };
+  readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean };
+  readonly log: { readonly level: string };
+  readonly providers: Readonly<Record<string, ProviderConfig>>;
+  readonly models: readonly ModelConfig[];
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid configuration in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  /** Explicit --config path; else GATEWAY_CONFIG; else config/gateway.yaml, else the example. */
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Parsed object instead of a file (tests). */
+  raw?: unknown;
+}
+
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEWAY_CONFIG) return path.resolve(env.GATEWAY_CONFIG);
+  const own = path.join(installRoot, 'config', 'gateway.yaml');
+  return existsSync(own) ? own : path.join(installRoot, 'config', 'gateway.example.yaml');
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  let raw: unknown = options.raw;
+  let source = 'config object';
+  let locate: (p: PropertyKey[]) => string = () => '';
+  let configPath: string | undefined;
+  if (raw === undefined) {
+    configPath = options.configPath ? path.resolve(options.configPath) : defaultConfigPath(env);
+    source = configPath;
+    let text: string;
+    try {
+      text = readFileSync(configPath, 'utf8');
+    } catch (error) {
+      throw new ConfigError(source, [`cannot read the file: ${(error as Error).message}`]);
+    }
+    const lineCounter = new LineCounter();
+    const document = parseDocument(text, { lineCounter, prettyErrors: false });
+    if (document.errors.length > 0) {
+      throw new ConfigError(
+        source,
+        document.errors.map((e) => `line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`),
+      );
+    }
+    raw = document.toJS() ?? {};
+    locate = (issuePath) => {
+      // Walk up the path until a node exists (a missing key has no node of its own).
+      for (let depth = issuePath.length; depth >= 0; depth--) {
+        const node = document.getIn(issuePath.slice(0, depth) as (string | number)[], true);
+        if (isNode(node) && node.range) return ` (line ${lineCounter.linePos(node.range[0]).line})`;
+      }
+      return '';
+    };
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(source, parsed.error.issues.map((issue) => describeIssue(issue, locate)));
+  }
+  const file = parsed.data;
+  const problems = crossCheck(file);
+  if (problems.length > 0) {
+    throw new ConfigError(source, problems.map((p) => `${p.path.join('.')}: ${p.message}${locate(p.path)}`));
+  }
+  return deepFreeze(build(file, env, configPath));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, locate: (p: PropertyKey[]) => string): string {
+  const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') message = `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return `${where}: ${message}${locate(issue.path)}`;
+}
+
+/** Rules the schema cannot express: references between sections and uniqueness. */
+function crossCheck(file: ConfigFile): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const names = new Map<string, string>();
+  file.models.forEach((model, index) => {
+    for (const [key, label] of [[model.id, 'id'], ...model.aliases.map((a) => [a, 'alias'])] as const) {
+      const owner = names.get(key);
+      if (owner !== undefined) {
+        problems.push({ path: ['models', index, label === 'id' ? 'id' : 'aliases'], message: `"${key}" is already used by model ${owner}` });
+      } else names.set(key, model.id);
+    }
+    const routes = model.routes ?? (model.route ? [model.route] : []);
+    routes.forEach((route, routeIndex) => {
+      if (!file.providers[route.provider]) {
+        problems.push({
+          path: ['models', index, model.routes ? 'routes' : 'route', ...(model.routes ? [routeIndex] : []), 'provider'],
+          message: `unknown provider "${route.provider}" (known: ${Object.keys(file.providers).join(', ') || 'none'})`,
+        });
+      }
+    });
+  });
+  return problems;
+}
+
+function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | undefined): Config {
+  const resolve = (p: string) => path.resolve(installRoot, p);
+  const dataDir = resolve(env.GATEWAY_DATA_DIR || file.data_dir);
+  let databaseUrl = env.GATEWAY_DATABASE_URL || file.database.url;
+  if (!databaseUrl || (env.GATEWAY_DATA_DIR && !env.GATEWAY_DATABASE_URL && databaseUrl.startsWith('sqlite:'))) {
+    // GATEWAY_DATA_DIR moves the embedded database along with the rest of the data.
+    databaseUrl = `sqlite:${path.join(dataDir, 'gateway.db')}`;
+  }
+  const isSqlite = databaseUrl.startsWith('sqlite:');
+  const filename = isSqlite ? resolve(databaseUrl.slice('sqlite:'.length)) : undefined;
+  const port = env.GATEWAY_PORT !== undefined && env.GATEWAY_PORT !== '' ? Number(env.GATEWAY_PORT) : file.server.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError('GATEWAY_PORT', [`GATEWAY_PORT: expected a port number, got "${env.GATEWAY_PORT}"`]);
+  }
+  const cacheUrl = env.GATEWAY_CACHE_URL || file.cache.url;
+  if (!/^(memory|rediss?:\/\/.+)$/.test(cacheUrl)) {
+    throw new ConfigError('GATEWAY_CACHE_URL', [`GATEWAY_CACHE_URL: expected "memory" or "redis://host:port", got "${cacheUrl}"`]);
+  }
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    throw new ConfigError('GATEWAY_DATABASE_URL', [`GATEWAY_DATABASE_URL: expected "sqlite:PATH" or "postgres://…"`]);
+  }
+  const providers: Record<string, ProviderConfig> = {};
+  for (const [name, provider] of Object.entries(file.providers)) {
+    const apiKey = provider.api_key_env ? env[provider.api_key_env] || undefined : undefined;
+    providers[name] = {
+      name,
+      kind: provider.kind,
+      baseUrl: provider.base_url,
+      apiKeyEnv: provider.api_key_env,
+      apiKey,
+      enabled: provider.api_key_env === undefined || apiKey !== undefined,
+      timeoutMs: parseDuration(provider.timeout ?? '10m'),
+    };
+  }
+  return {
+    configPath,
+    server: { host: env.GATEWAY_HOST || file.server.host, port, jsonLimitBytes: parseSize(file.server.json_limit) },
+    dataDir,
+    database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },
+    cache: { url: cacheUrl },
+    storage: {
+      dir: env.GATEWAY_DATA_DIR || !file.storage.dir ? path.join(dataDir, 'files') : resolve(file.storage.dir),
+      tempTtlMs: parseDuration(file.storage.temp_ttl),
+      permanentQuotaBytes: parseSize(file.storage.permanent_quota),
+    },
+    keys: { prefix: file.keys.prefix },
+    rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
+    currency: { usdRub: file.currency.usd_rub },
+    holds: { ttlMs: parseDuration(file.holds.ttl), sweepIntervalMs: parseDuration(file.holds.sweep_interval) },
+    webhooks: { allowLoopback: file.webhooks.allow_loopback, allowPrivate: file.webhooks.allow_private },
+    log: { level: env.GATEWAY_LOG_LEVEL || file.log.level },
+    providers,
+    models: file.models,
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,181 @@
+// The shape of config/gateway.yaml. Validated once at start (see load.ts); unknown keys are
+// errors so that a typo ("per_1m_input_token") stops the program instead of silently
+// pricing a model at nothing.
+import { z } from 'zod';
+
+/** A non-negative decimal string in RUB (or USD for currency rates): "13.50", "0.000135". */
+export const decimalString = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,12})?$/, 'expected a non-negative decimal string such as "13.50" (quote it in YAML)');
+
+/** "90s", "15m", "24h", "7d" or a plain number of seconds. */
+export const durationString = z
+  .union([z.number().int().nonnegative(), z.string().regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration such as "90s", "15m", "24h"')]);
+
+/** "512KB", "25MB", "1GB" or a plain number of bytes. */
+export const sizeString = z
+  .union([z.number().int().nonnegative(), z.string().regex(/^\d+(B|KB|MB|GB|TB)$/, 'expected a size such as "25MB" or "1GB"')]);
+
+export const modelTypes = ['text', 'search', 'image', 'video', 'music', 'tts', 'stt', 'embeddings', 'decision'] as const;
+export type ModelType = (typeof modelTypes)[number];
+
+/** Upstream kinds an adapter exists (or will exist) for. */
+export const providerKinds = [
+  'openai',
+  'anthropic',
+  'openai-compatible',
+  'sim',
+  'system-one',
+  'suno',
+  'upscaler',
+] as const;
+export type ProviderKind = (typeof providerKinds)[number];
+
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+
+const providerSchema = z.strictObject({
+  kind: z.enum(providerKinds),
+  base_url: z.url().optional(),
+  /** Name of the environment variable holding the secret; the secret itself never sits in the file. */
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as OPENAI_API_KEY').optional(),
+  timeout: durationString.optional(),
+});
+
+const routeSchema = z.strictObject({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  weight: z.number().int().min(0).max(1000).optional(),
+});
+
+const priceTable = z.union([decimalString, z.record(z.string().min(1), decimalString)]);
+
+export const pricingSchema = z.strictObject({
+  per_1m_input_tokens: decimalString.optional(),
+  per_1m_cached_input_tokens: decimalString.optional(),
+  per_1m_output_tokens: decimalString.optional(),
+  /** One price, or a table keyed by size ("1024x1024"), quality ("hd"), resolution ("2K") or "default". */
+  per_image: priceTable.optional(),
+  per_1m_characters: decimalString.optional(),
+  per_minute: decimalString.optional(),
+  /** Video: one price, or a table keyed by resolution ("720p", "1080p") or size ("1280x720"). */
+  per_second: priceTable.optional(),
+  per_reference: decimalString.optional(),
+  per_generation: decimalString.optional(),
+  per_megapixel_second: decimalString.optional(),
+});
+export type Pricing = z.infer<typeof pricingSchema>;
+
+export const capabilitiesSchema = z.strictObject({
+  // text / search
+  reasoning_efforts: z.array(z.enum(reasoningEfforts)).optional(),
+  can_disable_reasoning: z.boolean().optional(),
+  vision: z.boolean().optional(),
+  tools: z.boolean().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  context_window: z.number().int().positive().optional(),
+  prompt_cache: z.boolean().optional(),
+  // image
+  references: z.boolean().optional(),
+  sizes: z.array(z.string()).optional(),
+  aspect_ratios: z.array(z.string()).optional(),
+  resolutions: z.array(z.string()).optional(),
+  qualities: z.array(z.string()).optional(),
+  // video / music / audio
+  durations: z.array(z.number().positive()).optional(),
+  max_references: z.number().int().nonnegative().optional(),
+  tracks: z.number().int().positive().optional(),
+  voices: z.array(z.string()).optional(),
+  formats: z.array(z.string()).optional(),
+  dimensions: z.number().int().positive().optional(),
+});
+export type Capabilities = z.infer<typeof capabilitiesSchema>;
+
+export const modelSchema = z
+  .strictObject({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'expected an id such as "openai/gpt-4o-mini"'),
+    name: z.string().min(1),
+    type: z.enum(modelTypes),
+    owned_by: z.string().min(1).optional(),
+    description: z.string().optional(),
+    /** Unix seconds shown as `created` in /v1/models. */
+    created: z.number().int().nonnegative().optional(),
+    aliases: z.array(z.string().min(1)).default([]),
+    route: routeSchema.optional(),
+    routes: z.array(routeSchema).min(1).optional(),
+    pricing: pricingSchema,
+    capabilities: capabilitiesSchema.default({}),
+    /** Set when a model is a deprecated alias kept for clients of another vendor's catalog. */
+    deprecated: z.boolean().optional(),
+  })
+  .refine((m) => Boolean(m.route) !== Boolean(m.routes), {
+    message: 'give exactly one of "route" or "routes"',
+    path: ['route'],
+  });
+export type ModelConfig = z.infer<typeof modelSchema>;
+
+export const configSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(8080),
+      /** Body size limit for JSON requests. */
+      json_limit: sizeString.default('10MB'),
+    })
+    .prefault({}),
+  /** Where SQLite and stored files live unless given elsewhere. Relative to the install root. */
+  data_dir: z.string().min(1).default('./data'),
+  database: z
+    .strictObject({
+      url: z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'expected "sqlite:PATH" or "postgres://user@host/db"').optional(),
+      pool_max: z.number().int().min(1).max(200).default(10),
+    })
+    .prefault({}),
+  cache: z
+    .strictObject({
+      url: z.string().regex(/^(memory|rediss?:\/\/.+)$/, 'expected "memory" or "redis://host:port"').default('memory'),
+    })
+    .prefault({}),
+  storage: z
+    .strictObject({
+      dir: z.string().min(1).optional(),
+      temp_ttl: durationString.default('24h'),
+      permanent_quota: sizeString.default('1GB'),
+    })
+    .prefault({}),
+  keys: z
+    .strictObject({
+      prefix: z.string().regex(/^[a-z][a-z0-9]{0,15}$/, 'expected 1-16 lowercase letters/digits, starting with a letter').default('gw'),
+    })
+    .prefault({}),
+  rate_limit: z
+    .strictObject({
+      requests_per_minute: z.number().int().min(1).max(1_000_000).default(60),
+    })
+    .prefault({}),
+  currency: z
+    .strictObject({
+      usd_rub: decimalString.default('90.00'),
+    })
+    .prefault({}),
+  holds: z
+    .strictObject({
+      /** A hold not settled within this time is released by the sweeper (crash recovery). */
+      ttl: durationString.default('15m'),
+      sweep_interval: durationString.default('30s'),
+    })
+    .prefault({}),
+  webhooks: z
+    .strictObject({
+      allow_loopback: z.boolean().default(false),
+      allow_private: z.boolean().default(false),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    })
+    .prefault({}),
+  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lowercase provider name'), providerSchema).default({}),
+  models: z.array(modelSchema).default([]),
+});
+export type ConfigFile = z.infer<typeof configSchema>;

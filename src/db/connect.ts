@@ -1,0 +1,44 @@
+// One knex instance per process, configured for each backend:
+// - SQLite: WAL (readers never block the writer), busy_timeout (a second process such as
+//   the CLI waits for the lock instead of failing), foreign keys on, one connection so
+//   that this process's transactions are serialized in order.
+// - PostgreSQL: int8 columns come back as strings (parsed exactly by the repositories).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { Config } from '../config/load.js';
+import { migrationSource } from './migration-source.js';
+
+export type Database = Knex;
+
+export function connectDatabase(database: Config['database']): Knex {
+  if (database.client === 'sqlite') {
+    mkdirSync(path.dirname(database.filename!), { recursive: true });
+    return knexFactory({
+      client: 'sqlite3',
+      connection: { filename: database.filename! },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(connection: { exec: (sql: string, done: (error: Error | null) => void) => void }, done: (error: Error | null, connection: unknown) => void) {
+          connection.exec(
+            'PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;',
+            (error) => done(error, connection),
+          );
+        },
+      },
+      migrations: { migrationSource, tableName: 'knex_migrations' },
+    });
+  }
+  return knexFactory({
+    client: 'pg',
+    connection: database.url,
+    pool: { min: 0, max: database.poolMax },
+    migrations: { migrationSource, tableName: 'knex_migrations' },
+  });
+}
+
+export function isPostgres(db: Knex): boolean {
+  return db.client.config.client === 'pg';
+}

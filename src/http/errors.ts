@@ -1,0 +1,109 @@
+// The error contract (DESIGN.md §2.3). Everything that refuses a request throws an ApiError;
+// the error middleware encodes it in the caller's dialect: OpenAI's {"error": {…}} or, on
+// /v1/messages*, Anthropic's {"type": "error", "error": {…}, "request_id"}.
+
+/** One entry of a 422 `detail` array, named as FastAPI/pydantic name them. */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export interface ApiErrorOptions {
+  /** OpenAI `error.type`; defaults by status. */
+  type?: string;
+  code?: string | null;
+  param?: string | null;
+  headers?: Record<string, string>;
+  detail?: ValidationDetail[];
+  /** Sets `x-should-retry` so SDKs retry (or not) honestly. */
+  shouldRetry?: boolean;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly options: ApiErrorOptions = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const openaiTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'insufficient_balance',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  405: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  422: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+const anthropicTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'request_too_large',
+  422: 'invalid_request_error',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+export type ErrorDialect = 'openai' | 'anthropic';
+
+export function dialectForPath(path: string): ErrorDialect {
+  return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}
+
+export function encodeError(error: ApiError, dialect: ErrorDialect, requestId: string): Record<string, unknown> {
+  const { status, message, options } = error;
+  const body: Record<string, unknown> =
+    dialect === 'anthropic'
+      ? {
+          type: 'error',
+          error: { type: anthropicTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message },
+          request_id: requestId,
+        }
+      : {
+          error: {
+            message,
+            type: options.type ?? openaiTypes[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
+            param: options.param ?? null,
+            code: options.code ?? null,
+          },
+        };
+  if (options.detail) body.detail = options.detail;
+  return body;
+}
+
+// Constructors for the refusals every route shares, so messages read the same everywhere.
+
+export const unauthorized = (message = 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>".') =>
+  new ApiError(401, message, { code: 'invalid_api_key' });
+
+export const forbiddenScope = (scope: string) =>
+  new ApiError(403, `This API key lacks the "${scope}" scope needed here. Create a key with --scopes ${scope} (gateway keys create).`, {
+    code: 'insufficient_scope',
+    param: null,
+  });
+
+export const notFound = (message: string, code = 'not_found', param: string | null = null) => new ApiError(404, message, { code, param });
+
+export function validationFailed(detail: ValidationDetail[]): ApiError {
+  const first = detail[0]!;
+  const where = first.loc.join('.');
+  const param = first.loc.length > 1 ? first.loc.slice(1).join('.') : null;
+  return new ApiError(422, `${where}: ${first.msg}`, { code: 'validation_error', param, detail });
+}

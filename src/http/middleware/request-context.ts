@@ -1,0 +1,92 @@
+// The first middleware: request id, error encoding and observation (access log line,
+// metrics, request log row). Errors thrown anywhere below are encoded here, in the caller's
+// dialect, so no route writes an error body itself.
+import { randomBytes } from 'node:crypto';
+import type { Next } from 'koa';
+import { InsufficientBalanceError } from '../../billing/errors.js';
+import { formatRub, unitsToSql } from '../../billing/money.js';
+import { ModelNotFoundError } from '../../catalog/catalog.js';
+import type { ServerServices } from '../../services.js';
+import { ApiError, dialectForPath, encodeError, notFound } from '../errors.js';
+import type { Context } from '../state.js';
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/** Turns known domain errors into API errors; anything else is a 500 that is logged. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof InsufficientBalanceError) {
+    return new ApiError(402, `Insufficient balance: this request needs ${formatRub(error.neededUnits)} RUB and ${formatRub(error.availableUnits)} RUB is available. Top up the account.`, {
+      code: 'insufficient_balance',
+    });
+  }
+  if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
+  const status = (error as { status?: number; expose?: boolean }).status;
+  if ((error as { expose?: boolean }).expose && typeof status === 'number' && status >= 400 && status < 500) {
+    // Body parser refusals (malformed JSON, body too large, wrong content type).
+    const message = status === 413 ? 'Request body is too large.' : `Malformed request: ${(error as Error).message}`;
+    return new ApiError(status, message, { code: status === 413 ? 'request_too_large' : 'invalid_request' });
+  }
+  return undefined;
+}
+
+export function requestContext(services: ServerServices) {
+  const { logger, metrics, requestLog } = services;
+  return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.state.startedAt = process.hrtime.bigint();
+    ctx.state.chargedUnits = 0n;
+    ctx.set('x-request-id', requestId);
+    ctx.set('request-id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`Unknown endpoint: ${ctx.method} ${ctx.path}`, 'unknown_endpoint');
+    } catch (error) {
+      let apiError = toApiError(error);
+      if (!apiError) {
+        logger.error({ err: error, request_id: requestId }, 'unhandled error');
+        apiError = new ApiError(500, `Internal error; quote request id ${requestId} to the operator.`, { type: 'server_error', shouldRetry: false });
+      }
+      ctx.status = apiError.status;
+      ctx.body = encodeError(apiError, dialectForPath(ctx.path), requestId);
+      for (const [name, value] of Object.entries(apiError.options.headers ?? {})) ctx.set(name, value);
+      if (apiError.options.shouldRetry !== undefined) ctx.set('x-should-retry', String(apiError.options.shouldRetry));
+    } finally {
+      const durationUs = Number((process.hrtime.bigint() - ctx.state.startedAt) / 1000n);
+      const route = ctx._matchedRoute ?? 'unmatched';
+      const key = ctx.state.apiKey;
+      metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
+      metrics.latency.observe({ route, method: ctx.method }, durationUs / 1e6);
+      if (ctx.state.chargedUnits > 0n) metrics.chargedUnits.inc({ model: ctx.state.model ?? 'none' }, Number(ctx.state.chargedUnits));
+      logger.info({
+        request_id: requestId,
+        method: ctx.method,
+        route,
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: durationUs / 1000,
+        key_id: key?.id ?? null,
+        account_id: key?.accountId ?? null,
+        model: ctx.state.model ?? null,
+        charged_units: Number(ctx.state.chargedUnits),
+      }, 'request');
+      if (ctx.path.startsWith('/v1/')) {
+        requestLog.record({
+          request_id: requestId,
+          account_id: key?.accountId ?? null,
+          key_id: key?.id ?? null,
+          method: ctx.method,
+          route,
+          model: ctx.state.model ?? null,
+          status: ctx.status,
+          duration_us: durationUs,
+          charged_units: unitsToSql(ctx.state.chargedUnits),
+          created_at: Date.now(),
+        });
+      }
+    }
+  };
+}

@@ -1,0 +1,32 @@
+// THE place where every HTTP route is declared with what it needs: a key or not, the scope
+// it requires, whether it is rate limited and how its body is parsed. app.ts builds each
+// route's middleware chain from this table, so no route can forget auth, scope or limits.
+// Later capabilities add their rows here (chat: scope chat; images: scope images; …).
+import type { Scope } from '../auth/scopes.js';
+import { healthz, metrics, readyz } from './routes/health.js';
+import { listHistory } from './routes/history.js';
+import { listModels, retrieveModel } from './routes/models.js';
+import type { Handler } from './state.js';
+
+export interface RouteDefinition {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  /** `none`: public; `key`: a valid, unrevoked API key. */
+  readonly auth: 'none' | 'key';
+  /** The scope a key needs; null when any valid key will do. */
+  readonly scope: Scope | null;
+  /** Rate limited per key (default: every route that takes a key). */
+  readonly rateLimited?: boolean;
+  /** How the request body is read (default none). */
+  readonly body?: 'json' | 'multipart';
+  readonly handler: Handler;
+}
+
+export const routeTable: readonly RouteDefinition[] = [
+  { method: 'GET', path: '/healthz', auth: 'none', scope: null, handler: healthz },
+  { method: 'GET', path: '/readyz', auth: 'none', scope: null, handler: readyz },
+  { method: 'GET', path: '/metrics', auth: 'none', scope: null, handler: metrics },
+  { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
+  { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
+  { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
+];

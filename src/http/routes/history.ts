@@ -1,0 +1,23 @@
+// GET /v1/history: the key's own account ledger, newest first.
+import { z } from 'zod';
+import { InvalidCursorError, readHistory } from '../../billing/history.js';
+import { validationFailed } from '../errors.js';
+import type { Handler } from '../state.js';
+import { validate } from '../validation.js';
+
+const historyQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+export const listHistory: Handler = async (ctx, services) => {
+  const query = validate(historyQuery, ctx.query, 'query');
+  try {
+    ctx.body = await readHistory(services.db, ctx.state.apiKey!.accountId, query);
+  } catch (error) {
+    if (error instanceof InvalidCursorError) {
+      throw validationFailed([{ loc: ['query', 'cursor'], msg: `Value error, ${error.message}`, type: 'value_error', input: query.cursor }]);
+    }
+    throw error;
+  }
+};

@@ -1,0 +1,56 @@
+// Runs the HTTP API and the background chores of a serving process: releasing expired
+// holds (crash recovery) and flushing last-used times. Stops gracefully: no new
+// connections, in-flight requests finish, queued writes are flushed.
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServerServices } from '../services.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly server: http.Server;
+  stop(): Promise<void>;
+}
+
+export async function startServer(services: ServerServices, options: { host: string; port: number }): Promise<RunningServer> {
+  const app = createApp(services);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common client/proxy idle timeouts
+  server.headersTimeout = 66_000;
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  const { logger, ledger, apiKeys, config } = services;
+  const chores = [
+    setInterval(() => {
+      ledger.releaseExpired().then(
+        (released) => released > 0 && logger.warn({ released }, 'released expired holds'),
+        (error) => logger.error({ err: error }, 'hold sweeper failed'),
+      );
+    }, config.holds.sweepIntervalMs),
+    setInterval(() => {
+      apiKeys.flushLastUsed().catch((error) => logger.error({ err: error }, 'last-used flush failed'));
+    }, 30_000),
+  ];
+  for (const chore of chores) chore.unref();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    server,
+    stop() {
+      stopping ??= (async () => {
+        for (const chore of chores) clearInterval(chore);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+        await services.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Wires the long-lived services of a process from the frozen config, once. Commands and the
+// HTTP app receive this object; nothing below reads the config file or the environment.
+import { createClient } from '@redis/client';
+import type { Knex } from 'knex';
+import { Accounts } from './accounts/accounts.js';
+import { ApiKeys } from './auth/api-keys.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter.js';
+import { Ledger } from './billing/ledger.js';
+import { Catalog } from './catalog/catalog.js';
+import type { Config } from './config/load.js';
+import { connectDatabase } from './db/connect.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { RequestLog } from './observability/request-log.js';
+
+export interface Services {
+  readonly config: Config;
+  readonly db: Knex;
+  readonly logger: Logger;
+  readonly accounts: Accounts;
+  readonly apiKeys: ApiKeys;
+  readonly ledger: Ledger;
+  readonly catalog: Catalog;
+  close(): Promise<void>;
+}
+
+export interface ServerServices extends Services {
+  readonly rateLimiter: RateLimiter;
+  readonly metrics: Metrics;
+  readonly requestLog: RequestLog;
+}
+
+export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
+  const db = connectDatabase(config.database);
+  const logger = options.logger ?? createLogger(config.log.level, 'stderr');
+  const apiKeys = new ApiKeys(db, config.keys.prefix);
+  return {
+    config,
+    db,
+    logger,
+    accounts: new Accounts(db),
+    apiKeys,
+    ledger: new Ledger(db),
+    catalog: new Catalog(config),
+    async close() {
+      await apiKeys.flushLastUsed().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+/** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
+export async function openServerServices(config: Config, options: { logger?: Logger; processMetrics?: boolean } = {}): Promise<ServerServices> {
+  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout') });
+  let rateLimiter: RateLimiter;
+  let redis: ReturnType<typeof createClient> | undefined;
+  if (config.cache.url.startsWith('redis')) {
+    redis = createClient({ url: config.cache.url });
+    redis.on('error', (error) => base.logger.error({ err: error }, 'redis connection error'));
+    await redis.connect();
+    rateLimiter = new RedisRateLimiter(redis);
+  } else {
+    rateLimiter = new MemoryRateLimiter();
+  }
+  const requestLog = new RequestLog(base.db, base.logger);
+  return {
+    ...base,
+    rateLimiter,
+    metrics: new Metrics({ processMetrics: options.processMetrics }),
+    requestLog,
+    async close() {
+      await requestLog.flush();
+      await rateLimiter.close();
+      if (redis) await redis.quit().catch(() => undefined);
+      await base.close();
+    },
+  };
+}
