@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServerServices } from '../services.js';
 import { createApp } from './app.js';
+import type { RouteDefinition } from './route-table.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -13,8 +14,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(services: ServerServices, options: { host: string; port: number }): Promise<RunningServer> {
-  const app = createApp(services);
+export async function startServer(services: ServerServices, options: { host: string; port: number; routes?: readonly RouteDefinition[] }): Promise<RunningServer> {
+  const app = createApp(services, options.routes);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common client/proxy idle timeouts
   server.headersTimeout = 66_000;

@@ -24,8 +24,8 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
   const status = (error as { status?: number; expose?: boolean }).status;
-  if ((error as { expose?: boolean }).expose && typeof status === 'number' && status >= 400 && status < 500) {
-    // Body parser refusals (malformed JSON, body too large, wrong content type).
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Body parser refusals (malformed JSON, body too large, wrong charset) carry their status.
     const message = status === 413 ? 'Request body is too large.' : `Malformed request: ${(error as Error).message}`;
     return new ApiError(status, message, { code: status === 413 ? 'request_too_large' : 'invalid_request' });
   }

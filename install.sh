@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# gateway installer: idempotent, safe to re-run.
+#   ./install.sh             install, create the first account and key (first run only), then serve
+#   ./install.sh --no-serve  same, but stop before serving (provisioning scripts)
+# Environment: GATEWAY_CONFIG, GATEWAY_DATA_DIR, GATEWAY_DATABASE_URL, … as for `gateway` itself;
+# GATEWAY_FIRST_ACCOUNT names the first account (default "default").
+set -euo pipefail
+cd "$(dirname "$0")"
+
+serve=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-serve) serve=0 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+step() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+# 1. Node.js >= 20.19 and the tools that build the SQLite driver from source.
+command -v node >/dev/null || die "Node.js is not installed; install Node.js 20.19 or newer"
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+  || die "Node.js $(node -v) is too old; 20.19 or newer is needed"
+for tool in npm python3 make g++; do
+  command -v "$tool" >/dev/null || die "$tool is missing; on Debian: apt-get install -y build-essential python3"
+done
+
+# 2. Dependencies, only when package-lock.json changed since the last install (npm ci is slow:
+#    the SQLite driver compiles from source).
+stamp=node_modules/.gateway-install-stamp
+lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
+  step "installing dependencies (npm ci; the SQLite driver builds from source, about a minute)"
+  npm ci --no-audit --no-fund
+  echo "$lock_hash" > "$stamp"
+else
+  step "dependencies are up to date"
+fi
+
+# 3. Build.
+step "building"
+npm run --silent build
+
+# 4. Configuration, only when missing.
+config="${GATEWAY_CONFIG:-config/gateway.yaml}"
+if [ ! -f "$config" ]; then
+  step "writing $config from config/gateway.example.yaml"
+  mkdir -p "$(dirname "$config")"
+  cp config/gateway.example.yaml "$config"
+else
+  step "keeping the existing $config"
+fi
+export GATEWAY_CONFIG="$config"
+
+# 5. Database schema.
+step "migrating the database"
+./bin/gateway migrate
+
+# 6. First account and key, on the first run only (no account exists yet).
+accounts=$(./bin/gateway accounts ls --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')
+if [ "$accounts" = "0" ]; then
+  name="${GATEWAY_FIRST_ACCOUNT:-default}"
+  step "creating the first account \"$name\" and a key with every scope"
+  ./bin/gateway accounts create "$name" >/dev/null
+  key=$(./bin/gateway keys create --account "$name" --name first --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).key))')
+  cat <<MSG
+
+  Your first API key (shown once, never stored; keep it now):
+
+      $key
+
+  Give the account money to spend:  ./bin/gateway balance topup --account $name --amount 1000
+  List the models:                  curl -s http://127.0.0.1:8080/v1/models
+
+MSG
+else
+  step "accounts already exist: no new account or key created"
+fi
+
+if [ "$serve" = "1" ]; then
+  step "serving (Ctrl-C stops)"
+  exec ./bin/gateway serve
+fi
+step "done (--no-serve): start with ./bin/gateway serve"

@@ -1,0 +1,50 @@
+// Starts a real gateway HTTP server on a free loopback port, in this process, over a test
+// database, with the shipped example configuration (or a given one).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { pino } from 'pino';
+import { installRoot, loadConfig } from '../../src/config/load.js';
+import { startServer } from '../../src/http/server.js';
+import type { RouteDefinition } from '../../src/http/route-table.js';
+import { openServerServices, type ServerServices } from '../../src/services.js';
+import type { TestDatabase } from './backends.js';
+
+export const exampleConfigPath = path.join(installRoot, 'config', 'gateway.example.yaml');
+
+export interface TestGateway {
+  readonly url: string;
+  readonly services: ServerServices;
+  /** Creates an account with `balanceRubUnits` and a key; returns both. */
+  newClient(options?: { balanceUnits?: bigint; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
+}
+
+let clients = 0;
+
+export async function startGateway(
+  t: ExecutionContext,
+  database: TestDatabase,
+  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown } = {},
+): Promise<TestGateway> {
+  const env: NodeJS.ProcessEnv = {
+    GATEWAY_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-data-')),
+    GATEWAY_DATABASE_URL: database.url,
+    GATEWAY_CACHE_URL: 'memory',
+    ...options.env,
+  };
+  const config = loadConfig(options.raw ? { raw: options.raw, env } : { configPath: exampleConfigPath, env });
+  const services = await openServerServices(config, { logger: pino({ level: 'silent' }) });
+  const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes });
+  t.teardown(() => server.stop());
+  return {
+    url: server.url,
+    services,
+    async newClient({ balanceUnits = 0n, scopes, rpm } = {}) {
+      const account = await services.accounts.create(`client-${process.pid}-${clients++}`);
+      if (balanceUnits > 0n) await services.ledger.credit(account.id, balanceUnits, 'topup');
+      const { apiKey, key } = await services.apiKeys.create({ accountId: account.id, scopes: scopes as never, rpm });
+      return { accountId: account.id, key, keyId: apiKey.id };
+    },
+  };
+}
