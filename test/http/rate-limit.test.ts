@@ -7,6 +7,9 @@ testOnBackends('61 calls in one second: the 61st is a 429 with Retry-After; refu
   const gateway = await startGateway(t, database);
   const { key } = await gateway.newClient();
   const get = () => fetch(`${gateway.url}/v1/history?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+  // Warm the server up with another key first, so the timed second measures the limiter only.
+  const warmUp = await gateway.newClient();
+  for (let i = 0; i < 10; i++) await (await fetch(`${gateway.url}/v1/history?limit=1`, { headers: { authorization: `Bearer ${warmUp.key}` } })).arrayBuffer();
   const started = Date.now();
   const first60 = await Promise.all(Array.from({ length: 60 }, () => get().then(async (r) => (await r.arrayBuffer(), r.status))));
   const last: Response | undefined = await get();
