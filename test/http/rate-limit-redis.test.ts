@@ -1,0 +1,49 @@
+// The rate limit is per key, not per process: two `gateway serve` processes sharing one
+// Redis (and one database) admit 60 requests of a key per minute between them, not 120.
+import test from 'ava';
+import { createClient } from '@redis/client';
+import { RedisRateLimiter } from '../../src/auth/rate-limiter.js';
+import { countRun, createTestDatabase, redisUrl } from '../helpers/backends.js';
+import { cliEnv, runCliJson, startServeProcess } from '../helpers/cli.js';
+
+const redisTest = redisUrl ? test : test.skip;
+if (!redisUrl) console.warn('GATEWAY_TEST_REDIS_URL is not set: the Redis rate limit tests are SKIPPED');
+
+redisTest('the Redis limiter admits exactly the allowance and tells when to retry', async (t) => {
+  const client = createClient({ url: redisUrl });
+  await client.connect();
+  t.teardown(() => client.quit());
+  const limiter = new RedisRateLimiter(client, `gateway:test:${process.pid}:${Date.now()}:`);
+  const decisions = await Promise.all(Array.from({ length: 65 }, () => limiter.consume('key_a', 60)));
+  t.is(decisions.filter((d) => d.allowed).length, 60);
+  const refused = decisions.find((d) => !d.allowed)!;
+  t.true(refused.retryAfterMs > 0 && refused.retryAfterMs <= 1000);
+  t.is(refused.remaining, 0);
+  t.true((await limiter.consume('key_b', 60)).allowed, 'another key has its own allowance');
+  countRun('redis');
+});
+
+redisTest('two serve processes sharing Redis admit 60 requests of one key, not 120', async (t) => {
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const env = cliEnv(database, { GATEWAY_CACHE_URL: redisUrl! });
+  await runCliJson(['accounts', 'create', 'shared'], env);
+  const { key } = await runCliJson(['keys', 'create', '--account', 'shared'], env);
+  const servers = await Promise.all([startServeProcess(env), startServeProcess(env)]);
+  t.teardown(() => Promise.all(servers.map((s) => s.stop())));
+  // Warm both up with another key so the burst below lands well within one second.
+  const { key: warm } = await runCliJson(['keys', 'create', '--account', 'shared'], env);
+  for (const server of servers) for (let i = 0; i < 5; i++) await (await fetch(`${server.url}/v1/history`, { headers: { authorization: `Bearer ${warm}` } })).arrayBuffer();
+
+  const started = Date.now();
+  const statuses = await Promise.all(
+    Array.from({ length: 120 }, (_, i) =>
+      fetch(`${servers[i % 2]!.url}/v1/history?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
+    ),
+  );
+  const elapsed = Date.now() - started;
+  t.true(elapsed < 1000, `the burst took ${elapsed} ms`);
+  t.is(statuses.filter((s) => s === 200).length, 60);
+  t.is(statuses.filter((s) => s === 429).length, 60);
+  countRun('redis');
+});
