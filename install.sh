@@ -27,21 +27,23 @@ for tool in npm python3 make g++; do
   command -v "$tool" >/dev/null || die "$tool is missing; on Debian: apt-get install -y build-essential python3"
 done
 
-# 2. Dependencies, only when package-lock.json changed since the last install (npm ci is slow:
-#    the SQLite driver compiles from source).
-stamp=node_modules/.gateway-install-stamp
-lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_hash" ]; then
+# 2. Dependencies: npm ci only when node_modules is missing or older than package-lock.json
+#    (npm ci is slow: the SQLite driver compiles from source).
+if [ -f node_modules/.package-lock.json ] && [ ! package-lock.json -nt node_modules/.package-lock.json ] \
+   && node -e 'require("sqlite3")' 2>/dev/null; then
+  step "dependencies are up to date"
+else
   step "installing dependencies (npm ci; the SQLite driver builds from source, about a minute)"
   npm ci --no-audit --no-fund
-  echo "$lock_hash" > "$stamp"
-else
-  step "dependencies are up to date"
 fi
 
-# 3. Build.
-step "building"
-npm run --silent build
+# 3. Build, when a source is newer than the last build.
+if [ -f dist/.build-stamp ] && [ -z "$(find src commands migrations package.json tsconfig.json -newer dist/.build-stamp -print -quit)" ]; then
+  step "build is up to date"
+else
+  step "building"
+  npm run --silent build
+fi
 
 # 4. Configuration, only when missing.
 config="${GATEWAY_CONFIG:-config/gateway.yaml}"
