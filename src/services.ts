@@ -50,11 +50,16 @@ export function openServices(config: Config, options: { logger?: Logger } = {}):
 }
 
 /** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
-export async function openServerServices(config: Config, options: { logger?: Logger; processMetrics?: boolean } = {}): Promise<ServerServices> {
+export async function openServerServices(
+  config: Config,
+  options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter } = {},
+): Promise<ServerServices> {
   const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout') });
   let rateLimiter: RateLimiter;
   let redis: ReturnType<typeof createClient> | undefined;
-  if (config.cache.url.startsWith('redis')) {
+  if (options.rateLimiter) {
+    rateLimiter = options.rateLimiter;
+  } else if (config.cache.url.startsWith('redis')) {
     redis = createClient({ url: config.cache.url });
     redis.on('error', (error) => base.logger.error({ err: error }, 'redis connection error'));
     await redis.connect();

@@ -3,9 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { configSchema, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
+import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 
 /** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
@@ -76,7 +76,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env;
   let raw: unknown = options.raw;
   let source = 'config object';
-  let locate: (p: PropertyKey[]) => string = () => '';
+  let locate: (p: PropertyKey[], key?: string) => string = () => '';
   let configPath: string | undefined;
   if (raw === undefined) {
     configPath = options.configPath ? path.resolve(options.configPath) : defaultConfigPath(env);
@@ -92,11 +92,19 @@ export function loadConfig(options: LoadOptions = {}): Config {
     if (document.errors.length > 0) {
       throw new ConfigError(
         source,
-        document.errors.map((e) => `line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`),
+        document.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`),
       );
     }
     raw = document.toJS() ?? {};
-    locate = (issuePath) => {
+    locate = (issuePath, key) => {
+      // An unknown key is located at the key itself, not at the map holding it.
+      if (key !== undefined) {
+        const map = document.getIn(issuePath as (string | number)[], true);
+        if (isMap(map)) {
+          const pair = map.items.find((item) => isScalar(item.key) && item.key.value === key);
+          if (pair && isNode(pair.key) && pair.key.range) return ` (line ${lineCounter.linePos(pair.key.range[0]).line})`;
+        }
+      }
       // Walk up the path until a node exists (a missing key has no node of its own).
       for (let depth = issuePath.length; depth >= 0; depth--) {
         const node = document.getIn(issuePath.slice(0, depth) as (string | number)[], true);
@@ -117,11 +125,12 @@ export function loadConfig(options: LoadOptions = {}): Config {
   return deepFreeze(build(file, env, configPath));
 }
 
-function describeIssue(issue: z.core.$ZodIssue, locate: (p: PropertyKey[]) => string): string {
+function describeIssue(issue: z.core.$ZodIssue, locate: (p: PropertyKey[], key?: string) => string): string {
   const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') message = `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  return `${where}: ${message}${locate(issue.path)}`;
+  if (issue.code === 'unrecognized_keys') {
+    return `${where}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}${locate(issue.path, issue.keys[0])}`;
+  }
+  return `${where}: ${issue.message}${locate(issue.path)}`;
 }
 
 /** Rules the schema cannot express: references between sections and uniqueness. */
@@ -158,17 +167,18 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   }
   const isSqlite = databaseUrl.startsWith('sqlite:');
   const filename = isSqlite ? resolve(databaseUrl.slice('sqlite:'.length)) : undefined;
-  const port = env.GATEWAY_PORT !== undefined && env.GATEWAY_PORT !== '' ? Number(env.GATEWAY_PORT) : file.server.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError('GATEWAY_PORT', [`GATEWAY_PORT: expected a port number, got "${env.GATEWAY_PORT}"`]);
+  const envProblems: string[] = [];
+  let port = file.server.port;
+  if (env.GATEWAY_PORT !== undefined && env.GATEWAY_PORT !== '') {
+    port = /^\d{1,5}$/.test(env.GATEWAY_PORT) ? Number(env.GATEWAY_PORT) : -1;
+    if (port < 0 || port > 65535) envProblems.push(`GATEWAY_PORT: expected a port number 0-65535, got "${env.GATEWAY_PORT}"`);
   }
   const cacheUrl = env.GATEWAY_CACHE_URL || file.cache.url;
-  if (!/^(memory|rediss?:\/\/.+)$/.test(cacheUrl)) {
-    throw new ConfigError('GATEWAY_CACHE_URL', [`GATEWAY_CACHE_URL: expected "memory" or "redis://host:port", got "${cacheUrl}"`]);
-  }
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
-    throw new ConfigError('GATEWAY_DATABASE_URL', [`GATEWAY_DATABASE_URL: expected "sqlite:PATH" or "postgres://…"`]);
-  }
+  if (!/^(memory|rediss?:\/\/.+)$/.test(cacheUrl)) envProblems.push(`GATEWAY_CACHE_URL: expected "memory" or "redis://host:port", got "${cacheUrl}"`);
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) envProblems.push(`GATEWAY_DATABASE_URL: expected "sqlite:PATH" or "postgres://…"`);
+  const logLevel = env.GATEWAY_LOG_LEVEL || file.log.level;
+  if (!logLevels.includes(logLevel as (typeof logLevels)[number])) envProblems.push(`GATEWAY_LOG_LEVEL: expected one of ${logLevels.join(', ')}, got "${logLevel}"`);
+  if (envProblems.length > 0) throw new ConfigError('the environment', envProblems);
   const providers: Record<string, ProviderConfig> = {};
   for (const [name, provider] of Object.entries(file.providers)) {
     const apiKey = provider.api_key_env ? env[provider.api_key_env] || undefined : undefined;
@@ -198,7 +208,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     currency: { usdRub: file.currency.usd_rub },
     holds: { ttlMs: parseDuration(file.holds.ttl), sweepIntervalMs: parseDuration(file.holds.sweep_interval) },
     webhooks: { allowLoopback: file.webhooks.allow_loopback, allowPrivate: file.webhooks.allow_private },
-    log: { level: env.GATEWAY_LOG_LEVEL || file.log.level },
+    log: { level: logLevel },
     providers,
     models: file.models,
   };

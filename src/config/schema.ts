@@ -31,6 +31,8 @@ export const providerKinds = [
 ] as const;
 export type ProviderKind = (typeof providerKinds)[number];
 
+export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
 export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 const providerSchema = z.strictObject({
@@ -172,7 +174,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   log: z
     .strictObject({
-      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      level: z.enum(logLevels).default('info'),
     })
     .prefault({}),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lowercase provider name'), providerSchema).default({}),

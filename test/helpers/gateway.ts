@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { pino } from 'pino';
+import type { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { installRoot, loadConfig } from '../../src/config/load.js';
 import { startServer } from '../../src/http/server.js';
 import type { RouteDefinition } from '../../src/http/route-table.js';
@@ -25,7 +26,7 @@ let clients = 0;
 export async function startGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown } = {},
+  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown; rateLimiter?: RateLimiter } = {},
 ): Promise<TestGateway> {
   const env: NodeJS.ProcessEnv = {
     GATEWAY_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-data-')),
@@ -34,7 +35,7 @@ export async function startGateway(
     ...options.env,
   };
   const config = loadConfig(options.raw ? { raw: options.raw, env } : { configPath: exampleConfigPath, env });
-  const services = await openServerServices(config, { logger: pino({ level: 'silent' }) });
+  const services = await openServerServices(config, { logger: pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
   const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes });
   t.teardown(() => server.stop());
   return {
