@@ -1,5 +1,8 @@
 import { Flags } from '@oclif/core';
+import { checkCatalog } from '../src/catalog/check.js';
 import { GatewayCommand } from '../src/cli/base-command.js';
+import { ConfigError } from '../src/config/load.js';
+import { createLogger } from '../src/observability/logger.js';
 import { startServer } from '../src/http/server.js';
 import { openServerServices } from '../src/services.js';
 
@@ -18,7 +21,15 @@ export default class Serve extends GatewayCommand {
     let services;
     try {
       const config = this.loadConfiguration(flags.config);
-      services = await openServerServices(config, { processMetrics: true });
+      // A catalog with a missing or absurd price must not serve: it would charge nothing or refuse everyone.
+      const problems = checkCatalog(config);
+      const errors = problems.filter((p) => p.severity === 'error');
+      if (errors.length > 0) {
+        throw new ConfigError(`the model catalog (run: gateway models check)`, errors.map((p) => `${p.model} ${p.field}: ${p.message}`));
+      }
+      // With --json, stdout carries only the {url, pid} line; the request log goes to stderr.
+      const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
+      services = await openServerServices(config, { processMetrics: true, logger });
       await services.db.migrate.latest();
       const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port });
       const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';

@@ -33,5 +33,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   }
   app.use(requestContext(services) as Middleware);
   app.use(router.routes() as Middleware);
+  // A known path with the wrong method is a 405 (thrown, so the error contract encodes it).
+  app.use(router.allowedMethods({ throw: true }) as Middleware);
   return app;
 }

@@ -124,3 +124,13 @@ testOnBackends('unknown endpoints and malformed bodies get the JSON error contra
   });
   t.is(tooLarge.status, 413);
 });
+
+testOnBackends('a wrong method is a 405; x-api-key is used when Authorization is not a Bearer token', async (t, database) => {
+  const gateway = await startGateway(t, database);
+  const { key } = await gateway.newClient();
+  const wrongMethod = await fetch(`${gateway.url}/v1/models`, { method: 'POST' });
+  t.is(wrongMethod.status, 405);
+  t.is(((await wrongMethod.json()) as any).error.type, 'invalid_request_error');
+  const both = await fetch(`${gateway.url}/v1/history`, { headers: { authorization: 'Basic abc', 'x-api-key': key } });
+  t.is(both.status, 200);
+});

@@ -6,12 +6,8 @@ import { unauthorized } from '../errors.js';
 import type { Context } from '../state.js';
 
 export function presentedKey(ctx: Context): string | undefined {
-  const header = ctx.get('authorization');
-  if (header) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match ? match[1] : undefined;
-  }
-  return ctx.get('x-api-key') || undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+  return match?.[1] ?? (ctx.get('x-api-key') || undefined);
 }
 
 export function authenticate(services: ServerServices) {

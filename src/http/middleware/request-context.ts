@@ -26,7 +26,8 @@ export function toApiError(error: unknown): ApiError | undefined {
   const status = (error as { status?: number; expose?: boolean }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Body parser refusals (malformed JSON, body too large, wrong charset) carry their status.
-    const message = status === 413 ? 'Request body is too large.' : `Malformed request: ${(error as Error).message}`;
+    const message =
+      status === 413 ? 'Request body is too large.' : status === 405 ? (error as Error).message : `Malformed request: ${(error as Error).message}`;
     return new ApiError(status, message, { code: status === 413 ? 'request_too_large' : 'invalid_request' });
   }
   return undefined;
