@@ -2,14 +2,9 @@
 // the error middleware encodes it in the caller's dialect: OpenAI's {"error": {…}} or, on
 // /v1/messages*, Anthropic's {"type": "error", "error": {…}, "request_id"}.
 
-/** One entry of a 422 `detail` array, named as FastAPI/pydantic name them. */
-export interface ValidationDetail {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-}
+import type { ValidationDetail } from '../validation/zod-details.js';
+
+export type { ValidationDetail };
 
 export interface ApiErrorOptions {
   /** OpenAI `error.type`; defaults by status. */

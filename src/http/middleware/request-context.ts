@@ -7,7 +7,8 @@ import { InsufficientBalanceError } from '../../billing/errors.js';
 import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import type { ServerServices } from '../../services.js';
-import { ApiError, dialectForPath, encodeError, notFound } from '../errors.js';
+import { RequestValidationError } from '../../validation/zod-details.js';
+import { ApiError, dialectForPath, encodeError, notFound, validationFailed } from '../errors.js';
 import type { Context } from '../state.js';
 
 export function newRequestId(): string {
@@ -17,6 +18,7 @@ export function newRequestId(): string {
 /** Turns known domain errors into API errors; anything else is a 500 that is logged. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  if (error instanceof RequestValidationError) return validationFailed(error.details);
   if (error instanceof InsufficientBalanceError) {
     return new ApiError(402, `Insufficient balance: this request needs ${formatRub(error.neededUnits)} RUB and ${formatRub(error.availableUnits)} RUB is available. Top up the account.`, {
       code: 'insufficient_balance',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { InvalidCursorError, readHistory } from '../../billing/history.js';
 import { validationFailed } from '../errors.js';
 import type { Handler } from '../state.js';
-import { validate } from '../validation.js';
+import { validate } from '../../validation/zod-details.js';
 
 const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

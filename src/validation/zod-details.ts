@@ -1,15 +1,37 @@
 // Request validation with zod, reported as FastAPI/pydantic-style 422 `detail` entries
 // (the seed specification's contract): loc, msg, type, input, ctx. Unknown fields are
 // ignored (schemas are non-strict), as the OpenAI and Anthropic APIs ignore them.
+// Pure: used by the HTTP layer and by the dialects alike.
 import type { z } from 'zod';
-import { validationFailed, type ValidationDetail } from './errors.js';
+
+/** One entry of a 422 `detail` array, named as FastAPI/pydantic name them. */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** A request that fails validation; the HTTP layer answers 422 with `details`. */
+export class RequestValidationError extends Error {
+  constructor(readonly details: ValidationDetail[]) {
+    super(`${details[0]?.loc.join('.')}: ${details[0]?.msg}`);
+    this.name = 'RequestValidationError';
+  }
+}
 
 export type Location = 'body' | 'query' | 'path';
 
 export function validate<S extends z.ZodType>(schema: S, input: unknown, location: Location): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  throw validationFailed(result.error.issues.map((issue) => toDetail(issue, location)));
+  throw new RequestValidationError(result.error.issues.map((issue) => toDetail(issue, location)));
+}
+
+/** A single 422 detail for a rule zod cannot express (e.g. a value the model does not support). */
+export function invalid(loc: (string | number)[], msg: string, input?: unknown, type = 'value_error'): RequestValidationError {
+  return new RequestValidationError([{ loc, msg, type, ...(input === undefined ? {} : { input }) }]);
 }
 
 const typeNames: Record<string, [string, string]> = {

@@ -1,0 +1,36 @@
+// What every client dialect (chat-completions, messages, responses) provides to the pipeline.
+// Dialects are pure: no Koa, knex or network. They throw RequestValidationError (422) from
+// decodeRequest; everything else about a request (model resolution, money) is the pipeline's.
+import type { ChatRequest, ChatResult, ModelCapabilities, StreamPart } from '../model/chat.js';
+
+/** Where, in this dialect's request body, the fields checked against the model live (for 422 `loc`). */
+export interface DialectLocations {
+  readonly reasoningEffort: readonly (string | number)[];
+  readonly maxOutputTokens: readonly (string | number)[];
+  readonly tools: readonly (string | number)[];
+  readonly messages: readonly (string | number)[];
+}
+
+/** Turns stream parts into this dialect's SSE text, statefully, one part at a time. */
+export interface StreamEncoder {
+  /** SSE text to write for this part ("" when the part produces nothing in this dialect). */
+  encode(part: StreamPart): string;
+  /** SSE text closing a stream that finished normally (after the finish part), e.g. "data: [DONE]\n\n". */
+  end(usage: ChatResult['usage']): string;
+  /** SSE text reporting an error after the first byte (the dialect's in-stream error). */
+  error(message: string, type: string): string;
+}
+
+export interface Dialect {
+  readonly name: 'chat-completions' | 'messages' | 'responses';
+  readonly locations: DialectLocations;
+  /**
+   * Validates and decodes a request body. `model` is the raw model string as sent (the
+   * pipeline resolves it); capabilities are checked later by the pipeline with `locations`.
+   */
+  decodeRequest(body: unknown): ChatRequest;
+  /** The JSON body for a non-streaming client. `requestModel` is the model string the client sent. */
+  encodeResult(result: ChatResult, request: ChatRequest): unknown;
+  /** A fresh encoder for one streamed response. */
+  createStreamEncoder(request: ChatRequest, context: { id: string; created: number }): StreamEncoder;
+}

@@ -1,0 +1,196 @@
+// THE internal representation of a chat request, its result and its stream. Every dialect
+// (chat-completions, messages, responses) decodes into these types and encodes from them;
+// every upstream adapter (openai, anthropic, openai-compatible, sim) builds its request from
+// them and parses its stream into them. Imports nothing.
+//
+// Lossless where both sides can express a thing: tool calls (parallel, streamed argument
+// fragments), reasoning with signatures (and redacted reasoning), images in, cache usage,
+// finish reasons (the provider's raw value is kept next to the normalized one).
+
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+// ---------------------------------------------------------------- request
+
+export interface TextPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** An image given by the client: a data: URL is split into media type and base64 data. */
+export interface ImagePart {
+  readonly type: 'image';
+  /** "image/png"…; absent for remote URLs of unknown type. */
+  readonly mediaType?: string;
+  /** Base64 data (from a data: URL or Anthropic `source.type: base64`). */
+  readonly data?: string;
+  /** A remote http(s) URL, when the client sent one instead of data. */
+  readonly url?: string;
+  /** OpenAI `detail` (auto|low|high), kept for OpenAI-kind upstreams. */
+  readonly detail?: string;
+}
+
+/** Model reasoning ("thinking"). `signature` must travel back to the upstream unchanged. */
+export interface ReasoningPart {
+  readonly type: 'reasoning';
+  readonly text: string;
+  readonly signature?: string;
+}
+
+/** Reasoning the upstream returned encrypted (Anthropic `redacted_thinking`). */
+export interface RedactedReasoningPart {
+  readonly type: 'redacted_reasoning';
+  readonly data: string;
+}
+
+export interface ToolCallPart {
+  readonly type: 'tool_call';
+  readonly id: string;
+  readonly name: string;
+  /** The arguments as a JSON text, exactly as produced (not re-serialized). */
+  readonly arguments: string;
+}
+
+export interface ToolResultPart {
+  readonly type: 'tool_result';
+  readonly toolCallId: string;
+  /** Text and images the tool returned. */
+  readonly content: readonly (TextPart | ImagePart)[];
+  readonly isError?: boolean;
+}
+
+export type UserContentPart = TextPart | ImagePart | ToolResultPart;
+export type AssistantContentPart = TextPart | ReasoningPart | RedactedReasoningPart | ToolCallPart;
+
+/**
+ * One conversation turn. Tool results are user-side content (as in Anthropic); an OpenAI
+ * `role: "tool"` message decodes into a user message holding one tool_result part, and
+ * consecutive ones merge into one user message.
+ */
+export type ChatMessage =
+  | { readonly role: 'user'; readonly content: readonly UserContentPart[] }
+  | { readonly role: 'assistant'; readonly content: readonly AssistantContentPart[] };
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description?: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: Record<string, unknown>;
+  readonly strict?: boolean;
+}
+
+export type ToolChoice =
+  | { readonly type: 'auto' }
+  | { readonly type: 'none' }
+  /** The model must call some tool (OpenAI "required", Anthropic "any"). */
+  | { readonly type: 'required' }
+  | { readonly type: 'tool'; readonly name: string };
+
+export interface ChatRequest {
+  /** The catalog id the client asked for (after alias resolution: the model's id). */
+  readonly model: string;
+  /** System / developer instructions, in order. */
+  readonly system: readonly TextPart[];
+  readonly messages: readonly ChatMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly toolChoice?: ToolChoice;
+  /** false when the client forbade parallel calls (OpenAI parallel_tool_calls, Anthropic disable_parallel_tool_use). */
+  readonly parallelToolCalls?: boolean;
+  /** Output budget INCLUDING reasoning; undefined when the client gave none. */
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly stop: readonly string[];
+  /** Requested reasoning effort; 'none' disables reasoning. Undefined: the model's default. */
+  readonly reasoningEffort?: ReasoningEffort;
+  /** An end-user id for abuse tracking, passed on where the upstream takes one. */
+  readonly user?: string;
+  /** Whether the CLIENT asked for a stream (upstreams are always streamed). */
+  readonly stream: boolean;
+  /** OpenAI stream_options.include_usage. */
+  readonly includeUsage: boolean;
+}
+
+// ---------------------------------------------------------------- result and stream
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'error';
+
+export interface Usage {
+  /** All input tokens, cached ones included. */
+  readonly inputTokens: number;
+  /** Input tokens read from the prompt cache (billed at the cached price). */
+  readonly cachedInputTokens: number;
+  /** Input tokens written to the prompt cache (Anthropic cache_creation), included in inputTokens. */
+  readonly cacheWriteInputTokens: number;
+  /** All output tokens, reasoning included. */
+  readonly outputTokens: number;
+  /** The reasoning share of outputTokens, when the upstream tells. */
+  readonly reasoningTokens: number;
+}
+
+export interface Citation {
+  readonly url: string;
+  readonly title?: string;
+  /** Where in the text part (character offsets) the citation applies, when known. */
+  readonly startIndex?: number;
+  readonly endIndex?: number;
+  /** The cited passage, when the upstream gives one. */
+  readonly citedText?: string;
+}
+
+/**
+ * Stream parts, in order. Content blocks are numbered by `index` (one counter across all
+ * block kinds, in the order they start). A block starts, receives deltas, ends; blocks may
+ * interleave only for parallel tool calls from OpenAI-kind upstreams.
+ */
+export type StreamPart =
+  | { readonly type: 'start'; readonly id: string; readonly model: string }
+  | { readonly type: 'text_start'; readonly index: number }
+  | { readonly type: 'text_delta'; readonly index: number; readonly text: string }
+  | { readonly type: 'text_end'; readonly index: number }
+  | { readonly type: 'citation'; readonly index: number; readonly citation: Citation }
+  | { readonly type: 'reasoning_start'; readonly index: number }
+  | { readonly type: 'reasoning_delta'; readonly index: number; readonly text: string }
+  | { readonly type: 'reasoning_signature'; readonly index: number; readonly signature: string }
+  | { readonly type: 'reasoning_end'; readonly index: number }
+  | { readonly type: 'redacted_reasoning'; readonly index: number; readonly data: string }
+  | { readonly type: 'tool_call_start'; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: 'tool_call_delta'; readonly index: number; readonly argumentsDelta: string }
+  | { readonly type: 'tool_call_end'; readonly index: number }
+  /** Usage as reported so far; the LAST one before finish wins (never summed). */
+  | { readonly type: 'usage'; readonly usage: Usage }
+  | {
+      readonly type: 'finish';
+      readonly finishReason: FinishReason;
+      /** The upstream's own value ("end_turn", "tool_use", "stop", "length"…). */
+      readonly rawFinishReason: string | null;
+      /** The stop sequence that ended generation, when the upstream tells. */
+      readonly stopSequence?: string | null;
+    };
+
+/** A whole response, assembled from the stream (non-streaming clients get this). */
+export interface ChatResult {
+  readonly id: string;
+  readonly model: string;
+  readonly content: readonly (TextPart | ReasoningPart | RedactedReasoningPart | ToolCallPart)[];
+  /** Citations by content index of the text part they belong to. */
+  readonly citations: readonly (Citation & { readonly contentIndex: number })[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string | null;
+  readonly stopSequence: string | null;
+  readonly usage: Usage;
+  /** True when usage was counted by the gateway because the upstream reported none. */
+  readonly usageEstimated: boolean;
+  /** Unix seconds. */
+  readonly created: number;
+}
+
+export const emptyUsage: Usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+/** What a model can do, as the dialects need it for validation (from the catalog). */
+export interface ModelCapabilities {
+  readonly reasoningEfforts: readonly ReasoningEffort[];
+  readonly canDisableReasoning: boolean;
+  readonly vision: boolean;
+  readonly tools: boolean;
+  readonly maxOutputTokens: number;
+}

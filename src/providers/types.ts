@@ -1,0 +1,64 @@
+// What every upstream adapter (openai, anthropic, openai-compatible, sim) provides. Adapters
+// are pure: they build the upstream HTTP request from a ChatRequest and turn the upstream's
+// SSE events into StreamParts. The HTTP transport (pools, timeouts, aborts) is shared and
+// lives in http-transport.ts; adapters never touch sockets.
+import type { ChatRequest, ModelCapabilities, StreamPart } from '../model/chat.js';
+
+export interface UpstreamTarget {
+  /** The upstream's own model name (the route's `model`). */
+  readonly model: string;
+  /** Provider base URL, e.g. "https://api.openai.com/v1" or "https://api.anthropic.com". */
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  readonly capabilities: ModelCapabilities;
+  /** The output budget the pipeline decided (client max_tokens, or the clamped affordable value). */
+  readonly maxOutputTokens: number;
+  /** True for models of type `search` (citations expected). */
+  readonly search: boolean;
+}
+
+export interface UpstreamHttpRequest {
+  /** Absolute URL. */
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** JSON body; the upstream call is always a streaming one. */
+  readonly body: Record<string, unknown>;
+}
+
+/** One server-sent event as received: `event:` name (if any) and the joined `data:` lines. */
+export interface SseEvent {
+  readonly event?: string;
+  readonly data: string;
+}
+
+/** Parses one upstream stream. Stateful; one per response. */
+export interface UpstreamStreamParser {
+  /** Parts for one SSE event (may be none). Throws UpstreamStreamError for an in-stream error event. */
+  push(event: SseEvent): StreamPart[];
+  /** Parts to close the stream when the upstream ended (e.g. a finish part if none came). */
+  end(): StreamPart[];
+}
+
+/** An error the upstream reported, before or during the stream. */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    /** Upstream HTTP status (0 for network errors or in-stream errors without one). */
+    readonly status: number,
+    /** Whether trying again (or another route) may succeed: 429, 5xx, overload, network. */
+    readonly retryable: boolean,
+    /** The upstream's error type/code when it gave one. */
+    readonly upstreamType?: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface ProviderAdapter {
+  readonly kind: 'openai' | 'anthropic' | 'openai-compatible';
+  buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
+  createStreamParser(target: UpstreamTarget): UpstreamStreamParser;
+  /** Turns a non-2xx upstream response into an UpstreamError. */
+  parseError(status: number, bodyText: string): UpstreamError;
+}
