@@ -11,7 +11,10 @@ import type { Config } from './config/load.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
-import { RequestLog } from './observability/request-log.js';
+import type { Upstream } from './providers/http-transport.js';
+import { createUpstreams, needsSimulator } from './providers/upstreams.js';
+import { startSimulator } from './sim/server.js';
+import { BatchedInserter, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
 export interface Services {
   readonly config: Config;
@@ -27,7 +30,10 @@ export interface Services {
 export interface ServerServices extends Services {
   readonly rateLimiter: RateLimiter;
   readonly metrics: Metrics;
-  readonly requestLog: RequestLog;
+  readonly requestLog: BatchedInserter<RequestLogEntry>;
+  readonly usageRecords: BatchedInserter<UsageRecord>;
+  /** Upstreams by provider name (enabled providers with a chat adapter). */
+  readonly upstreams: Map<string, Upstream>;
 }
 
 export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
@@ -67,14 +73,23 @@ export async function openServerServices(
   } else {
     rateLimiter = new MemoryRateLimiter();
   }
-  const requestLog = new RequestLog(base.db, base.logger);
+  // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
+  const simulator = needsSimulator(config.providers) ? await startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
+  const upstreams = createUpstreams(config.providers, simulator?.url);
+  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', base.logger);
+  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', base.logger);
   return {
     ...base,
     rateLimiter,
     metrics: new Metrics({ processMetrics: options.processMetrics }),
     requestLog,
+    usageRecords,
+    upstreams,
     async close() {
       await requestLog.flush();
+      await usageRecords.flush();
+      await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
+      await simulator?.close();
       await rateLimiter.close();
       if (redis) await redis.quit().catch(() => undefined);
       await base.close();

@@ -5,8 +5,10 @@ export class InsufficientBalanceError extends Error {
   constructor(
     readonly neededUnits: bigint,
     readonly availableUnits: bigint,
+    /** What the client can do instead, e.g. the largest affordable max_tokens. */
+    readonly hint?: string,
   ) {
-    super(`insufficient balance: this request needs ${formatRub(neededUnits)} RUB, ${formatRub(availableUnits)} RUB is available`);
+    super(`insufficient balance: this request needs ${formatRub(neededUnits)} RUB, ${formatRub(availableUnits)} RUB is available${hint ? `. ${hint}` : ''}`);
     this.name = 'InsufficientBalanceError';
   }
 }

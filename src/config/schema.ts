@@ -162,7 +162,7 @@ export const configSchema = z.strictObject({
   holds: z
     .strictObject({
       /** A hold not settled within this time is released by the sweeper (crash recovery). */
-      ttl: durationString.default('15m'),
+      ttl: durationString.default('1h'),
       sweep_interval: durationString.default('30s'),
     })
     .prefault({}),

@@ -3,6 +3,10 @@
 // route's middleware chain from this table, so no route can forget auth, scope or limits.
 // Later capabilities add their rows here (chat: scope chat; images: scope images; …).
 import type { Scope } from '../auth/scopes.js';
+import { chatCompletionsDialect } from '../dialects/chat-completions/index.js';
+import { messagesDialect } from '../dialects/messages/index.js';
+import { responsesDialect } from '../dialects/responses/index.js';
+import { chatHandler, countTokens } from './routes/chat.js';
 import { healthz, metrics, readyz } from './routes/health.js';
 import { listHistory } from './routes/history.js';
 import { listModels, retrieveModel } from './routes/models.js';
@@ -29,4 +33,8 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
+  { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(chatCompletionsDialect) },
+  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(responsesDialect) },
+  { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(messagesDialect) },
+  { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', handler: countTokens },
 ];

@@ -20,7 +20,7 @@ export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof RequestValidationError) return validationFailed(error.details);
   if (error instanceof InsufficientBalanceError) {
-    return new ApiError(402, `Insufficient balance: this request needs ${formatRub(error.neededUnits)} RUB and ${formatRub(error.availableUnits)} RUB is available. Top up the account.`, {
+    return new ApiError(402, `Insufficient balance: this request needs ${formatRub(error.neededUnits)} RUB and ${formatRub(error.availableUnits)} RUB is available. ${error.hint ? `${error.hint} ` : ''}Top up the account.`, {
       code: 'insufficient_balance',
     });
   }
@@ -52,6 +52,12 @@ export function requestContext(services: ServerServices) {
       if (!apiError) {
         logger.error({ err: error, request_id: requestId }, 'unhandled error');
         apiError = new ApiError(500, `Internal error; quote request id ${requestId} to the operator.`, { type: 'server_error', shouldRetry: false });
+      }
+      if (ctx.res.headersSent) {
+        // A stream was already committed: nothing but closing it is left to do.
+        logger.error({ err: error, request_id: requestId }, 'error after the response started');
+        ctx.res.end();
+        return;
       }
       ctx.status = apiError.status;
       ctx.body = encodeError(apiError, dialectForPath(ctx.path), requestId);

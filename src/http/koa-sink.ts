@@ -1,0 +1,36 @@
+// The pipeline's ResponseSink over a Koa context: JSON through Koa as usual; SSE written
+// straight to the socket (Koa steps aside with ctx.respond = false) so every event leaves
+// the process as soon as it is produced.
+import type { ResponseSink } from '../pipeline/sink.js';
+import type { Context } from './state.js';
+
+export function koaSink(ctx: Context): ResponseSink {
+  const { res } = ctx;
+  return {
+    startStream() {
+      ctx.status = 200;
+      ctx.respond = false;
+      res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+      res.setHeader('cache-control', 'no-cache');
+      res.setHeader('connection', 'keep-alive');
+      res.setHeader('x-accel-buffering', 'no'); // tell nginx-like proxies not to buffer either
+      res.writeHead(200);
+      res.flushHeaders();
+    },
+    write(text) {
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+    },
+    end() {
+      if (!res.writableEnded) res.end();
+    },
+    sendJson(body) {
+      ctx.status = 200;
+      ctx.body = body;
+    },
+    onClose(listener) {
+      res.once('close', () => {
+        if (!res.writableFinished) listener();
+      });
+    },
+  };
+}

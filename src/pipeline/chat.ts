@@ -1,0 +1,252 @@
+// The chat pipeline: the only place that sequences a chat request.
+//   decode (dialect) → resolve model → scope and capability checks → quote and hold →
+//   upstream (adapter + transport, always streamed) → meter → encode (dialect) → settle.
+// Money: nothing reaches an upstream without a hold; an upstream failure before any output
+// releases it; a stream cut by the client or the upstream is charged for what was produced
+// (upstream usage if it came, else counted from the text and flagged as estimated).
+import { ApiError } from '../http/errors.js';
+import { assertScope } from '../http/middleware/require-scope.js';
+import type { ApiKey } from '../auth/api-keys.js';
+import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
+import { InsufficientBalanceError } from '../billing/errors.js';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { Dialect, StreamEncoder } from '../dialects/types.js';
+import { ResultAccumulator } from '../model/accumulate.js';
+import type { ChatRequest, ModelCapabilities, StreamPart, Usage } from '../model/chat.js';
+import { countTextTokens, estimateInputTokens, estimateInputTokensHigh } from '../model/token-estimate.js';
+import { openEventStream } from '../providers/http-transport.js';
+import { UpstreamError, type UpstreamTarget } from '../providers/types.js';
+import type { ServerServices } from '../services.js';
+import { invalid } from '../validation/zod-details.js';
+import { chooseRoutes } from './routing.js';
+import { ClientGoneError, type ResponseSink } from './sink.js';
+import { upstreamFailure } from './upstream-failure.js';
+
+/** Never send upstream an output budget smaller than this: below it, refuse with 402 instead. */
+export const minimumOutputTokens = 256;
+/** Output cap for models that do not declare one. */
+const defaultMaxOutputTokens = 4_096;
+
+export interface ChatInput {
+  readonly dialect: Dialect;
+  readonly body: unknown;
+  readonly apiKey: ApiKey;
+  readonly requestId: string;
+  readonly sink: ResponseSink;
+}
+
+export interface ChatOutcome {
+  model: string;
+  chargedUnits: bigint;
+}
+
+export function capabilitiesOf(model: CatalogModel): ModelCapabilities {
+  const c = model.config.capabilities;
+  return {
+    reasoningEfforts: c.reasoning_efforts ?? [],
+    canDisableReasoning: c.can_disable_reasoning ?? false,
+    vision: c.vision ?? false,
+    tools: c.tools ?? false,
+    maxOutputTokens: c.max_output_tokens ?? defaultMaxOutputTokens,
+  };
+}
+
+/** Resolves the model of a decoded request and checks it can serve this request for this key. */
+export function resolveChatModel(services: ServerServices, dialect: Dialect, request: ChatRequest, apiKey: ApiKey): { model: CatalogModel; capabilities: ModelCapabilities } {
+  const model = services.catalog.resolve(request.model);
+  if (model.type !== 'text' && model.type !== 'search') {
+    throw invalid(['body', 'model'], `"${request.model}" is a ${model.type} model, not a chat model`, request.model);
+  }
+  if (model.type === 'search') assertScope(apiKey, 'search');
+  const capabilities = capabilitiesOf(model);
+  checkCapabilities(dialect, request, capabilities, model.id);
+  return { model, capabilities };
+}
+
+function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities: ModelCapabilities, modelId: string): void {
+  const { locations } = dialect;
+  const effort = request.reasoningEffort;
+  if (effort !== undefined) {
+    const allowed: string[] = [...capabilities.reasoningEfforts];
+    if (capabilities.canDisableReasoning && !allowed.includes('none')) allowed.push('none');
+    if (!allowed.includes(effort)) {
+      const choices = allowed.length > 0 ? `one of ${allowed.map((e) => `'${e}'`).join(', ')}` : 'not set: this model does not reason';
+      throw invalid([...locations.reasoningEffort], `reasoning effort '${effort}' is not supported by ${modelId}; use ${choices}`, effort);
+    }
+  }
+  if (request.maxOutputTokens !== undefined && request.maxOutputTokens > capabilities.maxOutputTokens) {
+    throw invalid([...locations.maxOutputTokens], `Input should be less than or equal to ${capabilities.maxOutputTokens} (the output limit of ${modelId})`, request.maxOutputTokens, 'less_than_equal');
+  }
+  if (!capabilities.vision && request.messages.some((m) => m.content.some((p) => p.type === 'image' || (p.type === 'tool_result' && p.content.some((c) => c.type === 'image'))))) {
+    throw invalid([...locations.messages], `${modelId} does not accept images`);
+  }
+  if (!capabilities.tools && request.tools.length > 0) {
+    throw invalid([...locations.tools], `${modelId} does not support tools`);
+  }
+}
+
+/**
+ * The output budget and the hold. A client max_tokens that is unaffordable is a 402 naming
+ * the affordable value; without one, the model's cap is clamped to what the balance covers
+ * (never below minimumOutputTokens).
+ */
+async function quote(services: ServerServices, request: ChatRequest, model: CatalogModel, capabilities: ModelCapabilities, accountId: string) {
+  const prices = tokenPrices(model.config.pricing);
+  const inputTokens = estimateInputTokensHigh(request);
+  let maxOutputTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens;
+  const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
+  const { availableUnits } = await services.ledger.balance(accountId);
+  if (worst > availableUnits) {
+    const affordable = affordableOutputTokens(prices, availableUnits, inputTokens);
+    if (request.maxOutputTokens !== undefined || affordable < minimumOutputTokens) {
+      const hint = affordable >= 1 ? `The balance covers max_tokens up to ${affordable}.` : undefined;
+      throw new InsufficientBalanceError(worst, availableUnits, hint);
+    }
+    maxOutputTokens = affordable;
+  }
+  return { prices, inputTokens, maxOutputTokens, holdUnits: worstCaseUnits(prices, inputTokens, maxOutputTokens) };
+}
+
+export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {
+  const { dialect, apiKey, requestId, sink } = input;
+  const started = performance.now();
+  const request = dialect.decodeRequest(input.body);
+  const { model, capabilities } = resolveChatModel(services, dialect, request, apiKey);
+  const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
+  const { prices, maxOutputTokens, holdUnits } = await quote(services, request, model, capabilities, apiKey.accountId);
+  const hold = await services.ledger.hold(apiKey.accountId, holdUnits, {
+    ttlMs: services.config.holds.ttlMs,
+    model: model.id,
+    requestId,
+    description: `${dialect.name} ${model.id}`,
+  });
+
+  const abort = new AbortController();
+  sink.onClose(() => abort.abort(new ClientGoneError()));
+  let accumulator = new ResultAccumulator();
+  const created = Math.floor(Date.now() / 1000);
+  let encoder: StreamEncoder | undefined;
+  let firstOutputAt: number | undefined;
+  let producedOutput = false;
+  let routeUsed: { provider: string; model: string } | undefined;
+  let failure: unknown;
+
+  // Parts that carry no output (start, usage) wait until the first output part: only then is
+  // the 200 committed, so a failure before any output is still a normal JSON error.
+  let pending: StreamPart[] = [];
+  const handle = (parts: readonly StreamPart[]) => {
+    for (const part of parts) {
+      accumulator.push(part);
+      const isOutput = part.type !== 'start' && part.type !== 'usage';
+      if (isOutput && !producedOutput && part.type !== 'finish') {
+        producedOutput = true;
+        firstOutputAt = performance.now();
+      }
+      if (!request.stream) continue;
+      if (!encoder) {
+        if (!isOutput) {
+          pending.push(part);
+          continue;
+        }
+        encoder = dialect.createStreamEncoder(request, { id: accumulator.id || requestId, created });
+        sink.startStream();
+        for (const early of pending) sink.write(encoder.encode(early));
+        pending = [];
+      }
+      const text = encoder.encode(part);
+      if (text) sink.write(text);
+    }
+  };
+
+  try {
+    let lastError: unknown;
+    for (const route of chooseRoutes(model, request)) {
+      const upstream = services.upstreams.get(route.provider.name)!;
+      const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
+      routeUsed = { provider: route.provider.name, model: route.model };
+      accumulator = new ResultAccumulator();
+      pending = [];
+      try {
+        const events = await openEventStream(upstream, upstream.adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+        const parser = upstream.adapter.createStreamParser(target);
+        for await (const event of events) handle(parser.push(event));
+        handle(parser.end());
+        lastError = undefined;
+        break;
+      } catch (error) {
+        lastError = error;
+        // Another route may serve it only if nothing was produced and the failure is transient.
+        if (producedOutput || encoder || !(error instanceof UpstreamError) || !error.retryable || abort.signal.aborted) break;
+      }
+    }
+    if (lastError) throw lastError;
+  } catch (error) {
+    failure = abort.signal.aborted ? abort.signal.reason : error;
+  }
+
+  // Meter: the upstream's last usage report, else a count of what was produced.
+  let usage: Usage | undefined = accumulator.usage;
+  let estimated = false;
+  if (!usage && (producedOutput || !failure)) {
+    usage = { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: countTextTokens(accumulator.producedText()), reasoningTokens: 0 };
+    estimated = true;
+  }
+  const chargeable = usage !== undefined && (producedOutput || !failure);
+  let chargedUnits = 0n;
+  if (chargeable) {
+    const settlement = await services.ledger.settle(hold.id, chargeForUsage(prices, usage!), { requestId, model: model.id });
+    chargedUnits = settlement.chargedUnits;
+    if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
+  } else {
+    await services.ledger.release(hold.id);
+  }
+  outcome.chargedUnits = chargedUnits;
+
+  const status = !failure ? 'completed' : failure instanceof ClientGoneError ? 'aborted' : 'failed';
+  const finalUsage = usage ?? { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  services.usageRecords.record({
+    request_id: requestId,
+    account_id: apiKey.accountId,
+    key_id: apiKey.id,
+    endpoint: dialect.name,
+    model: model.id,
+    provider: routeUsed?.provider ?? '',
+    upstream_model: routeUsed?.model ?? '',
+    status,
+    input_tokens: finalUsage.inputTokens,
+    cached_input_tokens: finalUsage.cachedInputTokens,
+    cache_write_input_tokens: finalUsage.cacheWriteInputTokens,
+    output_tokens: finalUsage.outputTokens,
+    reasoning_tokens: finalUsage.reasoningTokens,
+    cost_units: Number(chargedUnits),
+    estimated,
+    latency_ms: Math.round(performance.now() - started),
+    ttft_ms: firstOutputAt === undefined ? null : Math.round(firstOutputAt - started),
+    finish_reason: accumulator.finishReason ?? null,
+    created_at: Date.now(),
+  });
+
+  if (failure) {
+    if (failure instanceof ClientGoneError) return outcome;
+    if (!encoder) throw upstreamFailure(failure);
+    // After the first byte: the dialect's in-stream error, then close.
+    const apiError = upstreamFailure(failure);
+    const type = apiError instanceof ApiError && apiError.status < 500 ? 'invalid_request_error' : 'api_error';
+    if (!(apiError instanceof ApiError)) services.logger.error({ err: failure, request_id: requestId }, 'chat stream failed');
+    sink.write(encoder.error(apiError instanceof ApiError ? apiError.message : 'The response failed midway.', type));
+    sink.end();
+    return outcome;
+  }
+  const result = accumulator.result({ created, usage: finalUsage, usageEstimated: estimated });
+  if (request.stream) {
+    if (!encoder) {
+      encoder = dialect.createStreamEncoder(request, { id: result.id || requestId, created });
+      sink.startStream();
+    }
+    sink.write(encoder.end(finalUsage));
+    sink.end();
+  } else {
+    sink.sendJson(dialect.encodeResult({ ...result, id: result.id || requestId }, request));
+  }
+  return outcome;
+}

@@ -1,0 +1,218 @@
+// Money and failure paths of chat through the real pipeline: concurrency against a small
+// balance, aborted and failed streams, streams without usage, upstream errors, prompt cache
+// billing, the max_tokens rule, capability and scope refusals.
+import { setTimeout as sleep } from 'node:timers/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
+import { expectedChargeUnits, startChatGateway } from '../helpers/chat-gateway.js';
+
+const usageOf = (u: any) => ({ input: u.prompt_tokens, cached: u.prompt_tokens_details?.cached_tokens ?? 0, output: u.completion_tokens });
+
+testOnBackends('40 concurrent requests against a balance covering about 10: never negative, charges equal the drop, the rest are 402', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  // Worst case per request: ~30 input tokens + 1000 output tokens at 40 RUB/1M ≈ 0.0403 RUB.
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 4_100n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const results = await Promise.allSettled(
+    Array.from({ length: 40 }, () => openai.chat.completions.create({ model: 'openai/chat', max_tokens: 1000, messages: [{ role: 'user', content: 'Hi [[sim:delay=5]]' }] })),
+  );
+  const ok = results.filter((r) => r.status === 'fulfilled');
+  const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  t.true(ok.length >= 10, `${ok.length} succeeded`);
+  t.true(refused.length > 0);
+  t.true(refused.every((r) => r.reason instanceof OpenAI.APIError && r.reason.status === 402), 'every refusal is a 402');
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.true(balance.balanceUnits >= 0n);
+  t.is(balance.heldUnits, 0n);
+  const charges = await database.db('ledger_transactions').where({ account_id: accountId, kind: 'charge' }).sum({ total: 'amount_units' }).first();
+  t.is(4_100n + BigInt(charges!.total), balance.balanceUnits, 'the charges sum to the balance drop');
+  const expected = ok.reduce((sum, r) => sum + expectedChargeUnits(usageOf((r as PromiseFulfilledResult<any>).value.usage)), 0n);
+  t.is(-BigInt(charges!.total), expected);
+  await assertLedgerInvariants(t, database.db);
+});
+
+testOnBackends('an aborted stream stops the upstream at once and is charged for what was delivered; no hold is left', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const controller = new AbortController();
+  const stream = await openai.chat.completions.create(
+    { model: 'openai/chat', stream: true, messages: [{ role: 'user', content: 'Tell me a long story [[sim:tokens=400]] [[sim:delay=30]]' }] },
+    { signal: controller.signal },
+  );
+  let received = '';
+  try {
+    for await (const chunk of stream) {
+      received += chunk.choices[0]?.delta?.content ?? '';
+      if (received.length > 40) controller.abort();
+    }
+  } catch {
+    // the SDK may end the iteration or throw on abort; either way the client is gone
+  }
+  t.true(received.length > 40 && received.length < 1200, 'only the beginning was received');
+  const abortedAt = Date.now();
+  let record: any;
+  while (!record && Date.now() - abortedAt < 1000) {
+    await gateway.services.usageRecords.flush();
+    record = await database.db('usage_records').where({ account_id: accountId }).first();
+    if (!record) await sleep(20);
+  }
+  t.truthy(record, 'the request was wound up within 1 s of the disconnect');
+  t.is(record.status, 'aborted');
+  t.true(Boolean(record.estimated), 'no upstream usage came: counted from the text');
+  t.true(record.output_tokens > 0 && record.output_tokens < 200, `charged for ${record.output_tokens} tokens produced, not the 400 asked`);
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.is(balance.heldUnits, 0n);
+  t.is(1_000_000n - balance.balanceUnits, BigInt(record.cost_units));
+  t.true(BigInt(record.cost_units) > 0n);
+});
+
+testOnBackends('a mid-stream upstream failure ends the stream with an in-stream error and charges what was delivered', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  const stream = anthropic.messages.stream({ model: 'anthropic/chat', max_tokens: 1024, messages: [{ role: 'user', content: 'Go [[sim:fail-mid]] [[sim:tokens=60]]' }] });
+  let text = '';
+  stream.on('text', (delta) => (text += delta));
+  await t.throwsAsync(stream.finalMessage());
+  t.true(text.length > 0, 'part of the answer arrived first');
+  await gateway.services.usageRecords.flush();
+  const record = await database.db('usage_records').where({ account_id: accountId }).first();
+  t.is(record.status, 'failed');
+  t.true(record.output_tokens > 0);
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.is(balance.heldUnits, 0n);
+  t.is(1_000_000n - balance.balanceUnits, BigInt(record.cost_units));
+});
+
+testOnBackends('an upstream failure before any output is a JSON error (stream or not), charges nothing and releases the hold', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  for (const stream of [false, true]) {
+    const error = await t.throwsAsync(openai.chat.completions.create({ model: 'compat/chat', stream, messages: [{ role: 'user', content: 'x [[sim:status=500]]' }] }) as Promise<unknown>);
+    t.is((error as any).status, 502);
+    t.regex((error as any).message, /upstream/i);
+    t.is((error as any).headers.get('x-should-retry'), 'true');
+  }
+  const invalid = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'compat/chat', stream: true, messages: [{ role: 'user', content: 'x [[sim:status=500]]' }] }),
+  });
+  t.is(invalid.status, 502, 'a failing stream is never a 200 with an error inside');
+  t.regex(invalid.headers.get('content-type')!, /json/);
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.is(balance.balanceUnits, 1_000_000n);
+  t.is(balance.heldUnits, 0n);
+});
+
+testOnBackends('a stream that ends without usage is counted from its text and flagged; usage inside a chunk with choices is not lost', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const noUsage = await openai.chat.completions.stream({ model: 'openai/chat', messages: [{ role: 'user', content: 'hello [[sim:no-usage]]' }], stream_options: { include_usage: true } }).finalChatCompletion();
+  t.regex(noUsage.choices[0]!.message.content!, /Simulated answer/);
+  await gateway.services.usageRecords.flush();
+  const record = await database.db('usage_records').where({ account_id: accountId }).orderBy('id', 'desc').first();
+  t.true(Boolean(record.estimated));
+  t.true(record.output_tokens > 0, 'never billed as zero');
+  t.true(BigInt(record.cost_units) > 0n);
+
+  const system = 'You are a very careful assistant. '.repeat(20);
+  const ask = () =>
+    openai.chat.completions.stream({ model: 'openai/chat', messages: [{ role: 'system', content: system }, { role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again [[sim:usage-in-choice]]' }], stream_options: { include_usage: true } }).finalChatCompletion();
+  await ask();
+  const cachedRun = await ask();
+  t.true(cachedRun.usage!.prompt_tokens_details!.cached_tokens! > 0, 'cached tokens reported');
+  const charge = await database.db('ledger_transactions').where({ account_id: accountId, kind: 'charge' }).orderBy('id', 'desc').first();
+  t.is(-BigInt(charge.amount_units), expectedChargeUnits(usageOf(cachedRun.usage)), 'cached tokens billed at the cached price');
+});
+
+testOnBackends('prompt caching over the Anthropic protocol: the gateway places the breakpoints, the second turn reads the cache', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  const system = 'You answer questions about the weather with great care. '.repeat(20);
+  const conversation = [
+    { role: 'user' as const, content: 'First question' },
+    { role: 'assistant' as const, content: 'First answer' },
+    { role: 'user' as const, content: 'Second question' },
+  ];
+  await anthropic.messages.create({ model: 'anthropic/chat', max_tokens: 256, system, messages: conversation });
+  const second = await anthropic.messages.create({ model: 'anthropic/chat', max_tokens: 256, system, messages: conversation });
+  t.true((second.usage.cache_read_input_tokens ?? 0) > 0);
+});
+
+testOnBackends('max_tokens rule: an unaffordable max_tokens is a 402 naming the affordable value; without one the budget is clamped', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key } = await gateway.newClient({ balanceUnits: 200n }); // 0.02 RUB: about 500 output tokens
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const error = await t.throwsAsync(openai.chat.completions.create({ model: 'openai/chat', max_tokens: 8000, messages: [{ role: 'user', content: 'hi' }] }));
+  t.is((error as any).status, 402);
+  t.regex((error as any).message, /max_tokens up to \d+/);
+  const clamped = await openai.chat.completions.create({ model: 'openai/chat', messages: [{ role: 'user', content: 'hi' }] });
+  t.is(clamped.choices[0]!.finish_reason, 'stop');
+  const poor = await gateway.newClient({ balanceUnits: 5n });
+  const broke = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: poor.key, maxRetries: 0 });
+  t.is(((await t.throwsAsync(broke.chat.completions.create({ model: 'openai/chat', messages: [{ role: 'user', content: 'hi' }] }))) as any).status, 402);
+});
+
+testOnBackends('validation and scope refusals happen before anything is held or sent upstream', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n, scopes: ['chat'] });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  const effort = (await t.throwsAsync(openai.chat.completions.create({ model: 'sim/reasoning', reasoning_effort: 'xhigh' as any, messages: [{ role: 'user', content: 'hi' }] }))) as any;
+  t.is(effort.status, 422);
+  const raw = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sim/reasoning', reasoning_effort: 'xhigh', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  t.deepEqual(((await raw.json()) as any).detail[0].loc, ['body', 'reasoning_effort']);
+  t.regex(effort.message, /reasoning effort 'xhigh'/);
+  t.is((await openai.chat.completions.create({ model: 'sim/reasoning', reasoning_effort: 'none' as any, messages: [{ role: 'user', content: 'hi' }] })).object, 'chat.completion');
+  t.is(((await t.throwsAsync(openai.chat.completions.create({ model: 'sim/chat', reasoning_effort: 'low', messages: [{ role: 'user', content: 'hi' }] }))) as any).status, 422);
+  const missing = await fetch(`${gateway.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sim/chat', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  t.is(missing.status, 422);
+  const missingBody = (await missing.json()) as any;
+  t.deepEqual(missingBody.detail[0].loc, ['body', 'max_tokens']);
+  t.is(missingBody.detail[0].type, 'missing');
+  t.is(missingBody.type, 'error');
+  const stateful = (await t.throwsAsync(openai.responses.create({ model: 'sim/chat', input: 'hi', previous_response_id: 'resp_1' }))) as any;
+  t.is(stateful.status, 422);
+  t.regex(stateful.message, /stateless/);
+  const search = (await t.throwsAsync(openai.chat.completions.create({ model: 'sim/search', messages: [{ role: 'user', content: 'news' }] }))) as any;
+  t.is(search.status, 403);
+  t.regex(search.message, /"search" scope/);
+  t.is(((await t.throwsAsync(anthropic.messages.create({ model: 'sim/nope', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }))) as any).status, 404);
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.is(balance.balanceUnits, 1_000_000n - (await database.db('ledger_transactions').where({ account_id: accountId, kind: 'charge' }).sum({ s: 'amount_units' }).first().then((r) => -BigInt(r!.s ?? 0))));
+  t.is(balance.heldUnits, 0n);
+});
+
+testOnBackends('search models cite their sources in every dialect; count_tokens answers without charging', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  for (const model of ['compat/search', 'sim/search', 'anthropic/search']) {
+    const chat = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'latest news' }] });
+    const annotations = (chat.choices[0]!.message as any).annotations;
+    t.true(annotations.length >= 1, `${model}: annotations`);
+    t.is(annotations[0].type, 'url_citation');
+    t.regex(annotations[0].url_citation.url, /^https:\/\//);
+    const message = await anthropic.messages.create({ model, max_tokens: 512, messages: [{ role: 'user', content: 'latest news' }] });
+    t.true(((message.content[0] as any).citations ?? []).length >= 1, `${model}: citations in messages`);
+  }
+  const before = await gateway.services.ledger.balance(accountId);
+  const counted = await anthropic.messages.countTokens({ model: 'sim/chat', messages: [{ role: 'user', content: 'Count these tokens please' }] });
+  t.true(counted.input_tokens > 0);
+  t.deepEqual(await gateway.services.ledger.balance(accountId), before);
+});
