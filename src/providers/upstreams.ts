@@ -1,0 +1,34 @@
+// One Upstream per configured provider, built once at start: its adapter, base URL, key and
+// its own connection pool. Providers of kind `sim` point at the built-in simulator, which the
+// serving process starts on a loopback port of its own.
+import type { ProviderConfig } from '../config/load.js';
+import { createDispatcher, type Upstream } from './http-transport.js';
+import { adapterFor } from './index.js';
+
+const defaultBaseUrls: Partial<Record<ProviderConfig['kind'], string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+
+export function createUpstreams(providers: Readonly<Record<string, ProviderConfig>>, simulatorUrl: string | undefined): Map<string, Upstream> {
+  const upstreams = new Map<string, Upstream>();
+  for (const provider of Object.values(providers)) {
+    if (!provider.enabled) continue;
+    if (provider.kind !== 'openai' && provider.kind !== 'anthropic' && provider.kind !== 'openai-compatible' && provider.kind !== 'sim') continue;
+    const baseUrl = provider.kind === 'sim' ? simulatorUrl : (provider.baseUrl ?? defaultBaseUrls[provider.kind]);
+    if (!baseUrl) continue;
+    upstreams.set(provider.name, {
+      name: provider.name,
+      adapter: adapterFor(provider.kind),
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      apiKey: provider.apiKey,
+      timeoutMs: provider.timeoutMs,
+      dispatcher: createDispatcher(),
+    });
+  }
+  return upstreams;
+}
+
+export function needsSimulator(providers: Readonly<Record<string, ProviderConfig>>): boolean {
+  return Object.values(providers).some((provider) => provider.kind === 'sim');
+}
