@@ -190,6 +190,14 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   if (!usage && (producedOutput || !failure)) {
     usage = { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: countTextTokens(accumulator.producedText()), reasoningTokens: 0 };
     estimated = true;
+  } else if (usage && failure && producedOutput) {
+    // A cut stream's last usage report may predate most of the output (Anthropic reports
+    // output_tokens ≈ 1 in message_start): never bill less than what was visibly produced.
+    const counted = countTextTokens(accumulator.producedText());
+    if (counted > usage.outputTokens) {
+      usage = { ...usage, outputTokens: counted };
+      estimated = true;
+    }
   }
   const chargeable = usage !== undefined && (producedOutput || !failure);
   let chargedUnits = 0n;

@@ -33,9 +33,9 @@ export interface SseEvent {
 
 /** Parses one upstream stream. Stateful; one per response. */
 export interface UpstreamStreamParser {
-  /** Parts for one SSE event (may be none). Throws UpstreamStreamError for an in-stream error event. */
+  /** Parts for one SSE event (may be none). Throws UpstreamError for an in-stream error event. */
   push(event: SseEvent): StreamPart[];
-  /** Parts to close the stream when the upstream ended (e.g. a finish part if none came). */
+  /** Parts to close the stream when the upstream ended; throws UpstreamError when it was cut before finishing. */
   end(): StreamPart[];
 }
 

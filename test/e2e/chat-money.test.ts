@@ -216,3 +216,19 @@ testOnBackends('search models cite their sources in every dialect; count_tokens 
   t.true(counted.input_tokens > 0);
   t.deepEqual(await gateway.services.ledger.balance(accountId), before);
 });
+
+testOnBackends('a stream cut after the upstream reported only its opening usage is billed for what was produced', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  const stream = anthropic.messages.stream({ model: 'anthropic/chat', max_tokens: 2048, messages: [{ role: 'user', content: 'Go [[sim:drop]] [[sim:tokens=200]]' }] });
+  let text = '';
+  stream.on('text', (delta) => (text += delta));
+  await t.throwsAsync(stream.finalMessage());
+  t.true(text.length > 100);
+  await gateway.services.usageRecords.flush();
+  const record = await database.db('usage_records').where({ account_id: accountId }).first();
+  t.is(record.status, 'failed');
+  t.true(record.output_tokens >= Math.ceil(text.length / 4), `billed ${record.output_tokens} output tokens for ${text.length} characters delivered`);
+  t.true(Boolean(record.estimated));
+});

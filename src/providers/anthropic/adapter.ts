@@ -1,0 +1,13 @@
+// The `anthropic` upstream (and the built-in simulator, which speaks the same protocol):
+// Anthropic Messages at `${baseUrl}/v1/messages`.
+import type { ProviderAdapter } from '../types.js';
+import { errorFromResponse } from '../shared/upstream-errors.js';
+import { buildMessagesRequest } from './request.js';
+import { MessagesStreamParser } from './stream.js';
+
+export const anthropicAdapter: ProviderAdapter = {
+  kind: 'anthropic',
+  buildRequest: buildMessagesRequest,
+  createStreamParser: () => new MessagesStreamParser(),
+  parseError: errorFromResponse,
+};
