@@ -12,12 +12,13 @@ import { InsufficientBalanceError } from '../billing/errors.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
-import type { ChatRequest, ModelCapabilities, StreamPart, Usage } from '../model/chat.js';
-import { countTextTokens, estimateInputTokens, estimateInputTokensHigh } from '../model/token-estimate.js';
+import { emptyUsage, type ChatRequest, type ModelCapabilities, type StreamPart } from '../model/chat.js';
+import { estimateInputTokensHigh } from '../model/token-estimate.js';
 import { openEventStream } from '../providers/http-transport.js';
 import { UpstreamError, type UpstreamTarget } from '../providers/types.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
+import { meter } from './meter.js';
 import { chooseRoutes } from './routing.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 import { upstreamFailure } from './upstream-failure.js';
@@ -184,25 +185,10 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     failure = abort.signal.aborted ? abort.signal.reason : error;
   }
 
-  // Meter: the upstream's last usage report, else a count of what was produced.
-  let usage: Usage | undefined = accumulator.usage;
-  let estimated = false;
-  if (!usage && (producedOutput || !failure)) {
-    usage = { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: countTextTokens(accumulator.producedText()), reasoningTokens: 0 };
-    estimated = true;
-  } else if (usage && failure && producedOutput) {
-    // A cut stream's last usage report may predate most of the output (Anthropic reports
-    // output_tokens ≈ 1 in message_start): never bill less than what was visibly produced.
-    const counted = countTextTokens(accumulator.producedText());
-    if (counted > usage.outputTokens) {
-      usage = { ...usage, outputTokens: counted };
-      estimated = true;
-    }
-  }
-  const chargeable = usage !== undefined && (producedOutput || !failure);
+  const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
   let chargedUnits = 0n;
-  if (chargeable) {
-    const settlement = await services.ledger.settle(hold.id, chargeForUsage(prices, usage!), { requestId, model: model.id });
+  if (usage) {
+    const settlement = await services.ledger.settle(hold.id, chargeForUsage(prices, usage), { requestId, model: model.id });
     chargedUnits = settlement.chargedUnits;
     if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
   } else {
@@ -211,7 +197,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   outcome.chargedUnits = chargedUnits;
 
   const status = !failure ? 'completed' : failure instanceof ClientGoneError ? 'aborted' : 'failed';
-  const finalUsage = usage ?? { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  const finalUsage = usage ?? emptyUsage;
   services.usageRecords.record({
     request_id: requestId,
     account_id: apiKey.accountId,

@@ -1,0 +1,28 @@
+// What a chat request is billed for. The upstream's LAST usage report is the truth when the
+// stream completed; without one (or when a cut stream's report predates most of the output)
+// the produced text is counted, and the result is flagged as estimated — never billed as zero.
+import type { ResultAccumulator } from '../model/accumulate.js';
+import type { ChatRequest, Usage } from '../model/chat.js';
+import { countTextTokens, estimateInputTokens } from '../model/token-estimate.js';
+
+export interface Metered {
+  /** Undefined: nothing to bill (the upstream failed before producing anything). */
+  readonly usage: Usage | undefined;
+  readonly estimated: boolean;
+}
+
+export function meter(request: ChatRequest, accumulator: ResultAccumulator, outcome: { failed: boolean; producedOutput: boolean }): Metered {
+  const reported = accumulator.usage;
+  if (outcome.failed && !outcome.producedOutput) return { usage: undefined, estimated: false };
+  if (!reported) {
+    const counted = countTextTokens(accumulator.producedText());
+    return { usage: { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: counted, reasoningTokens: 0 }, estimated: true };
+  }
+  if (outcome.failed) {
+    // Anthropic reports output_tokens ≈ 1 in message_start: a stream cut after it must not be
+    // billed for less than what visibly arrived.
+    const counted = countTextTokens(accumulator.producedText());
+    if (counted > reported.outputTokens) return { usage: { ...reported, outputTokens: counted }, estimated: true };
+  }
+  return { usage: reported, estimated: false };
+}
