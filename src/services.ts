@@ -14,6 +14,8 @@ import { Metrics } from './observability/metrics.js';
 import type { Upstream } from './providers/http-transport.js';
 import { createUpstreams, needsSimulator } from './providers/upstreams.js';
 import { startSimulator } from './sim/server.js';
+import { createKeyv } from './cache/keyv.js';
+import { PrefixTracker } from './pipeline/prefix-tracker.js';
 import { BatchedInserter, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
 export interface Services {
@@ -34,6 +36,10 @@ export interface ServerServices extends Services {
   readonly usageRecords: BatchedInserter<UsageRecord>;
   /** Upstreams by provider name (enabled providers with a chat adapter). */
   readonly upstreams: Map<string, Upstream>;
+  /** Gateway-side prompt-cache accounting for models with capabilities.prompt_cache. */
+  readonly prefixTracker: PrefixTracker;
+  /** Routes ("provider:model") an upstream asked us to leave alone, until the time given (ms). */
+  readonly routeCooldowns: Map<string, number>;
 }
 
 export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
@@ -76,6 +82,7 @@ export async function openServerServices(
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
   const simulator = needsSimulator(config.providers) ? await startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
+  const prefixStore = createKeyv<number>(config.cache.url, 'prefix');
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', base.logger);
   const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', base.logger);
   return {
@@ -85,11 +92,14 @@ export async function openServerServices(
     requestLog,
     usageRecords,
     upstreams,
+    prefixTracker: new PrefixTracker(prefixStore),
+    routeCooldowns: new Map(),
     async close() {
       await requestLog.flush();
       await usageRecords.flush();
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
       await simulator?.close();
+      await prefixStore.disconnect().catch(() => undefined);
       await rateLimiter.close();
       if (redis) await redis.quit().catch(() => undefined);
       await base.close();

@@ -33,7 +33,7 @@ export interface ProviderConfig {
 
 export interface Config {
   readonly configPath: string | undefined;
-  readonly server: { readonly host: string; readonly port: number; readonly jsonLimitBytes: number };
+  readonly server: { readonly host: string; readonly port: number; readonly jsonLimitBytes: number; readonly streamKeepAliveMs: number };
   readonly dataDir: string;
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
   readonly cache: { readonly url: string };
@@ -194,7 +194,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   }
   return {
     configPath,
-    server: { host: env.GATEWAY_HOST || file.server.host, port, jsonLimitBytes: parseSize(file.server.json_limit) },
+    server: { host: env.GATEWAY_HOST || file.server.host, port, jsonLimitBytes: parseSize(file.server.json_limit), streamKeepAliveMs: parseDuration(file.server.stream_keepalive) },
     dataDir,
     database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },
     cache: { url: cacheUrl },

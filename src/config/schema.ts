@@ -122,6 +122,8 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(8080),
       /** Body size limit for JSON requests. */
       json_limit: sizeString.default('10MB'),
+      /** A streamed response silent this long gets a `: ping` SSE comment. */
+      stream_keepalive: durationString.default('15s'),
     })
     .prefault({}),
   /** Where SQLite and stored files live unless given elsewhere. Relative to the install root. */

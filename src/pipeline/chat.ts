@@ -19,7 +19,7 @@ import { UpstreamError, type UpstreamTarget } from '../providers/types.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { meter } from './meter.js';
-import { chooseRoutes } from './routing.js';
+import { allRoutesCoolingDown, chooseRoutes, routeKey } from './routing.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -122,6 +122,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     description: `${dialect.name} ${model.id}`,
   });
 
+  // Gateway-tracked prompt cache, for upstreams that cache but do not say so.
+  const trackedCachedTokens = model.config.capabilities.prompt_cache ? await services.prefixTracker.cachedTokens(model.id, request) : 0;
+
   const abort = new AbortController();
   sink.onClose(() => abort.abort(new ClientGoneError()));
   let accumulator = new ResultAccumulator();
@@ -135,8 +138,18 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   // Parts that carry no output (start, usage) wait until the first output part: only then is
   // the 200 committed, so a failure before any output is still a normal JSON error.
   let pending: StreamPart[] = [];
+  let lastWriteAt = performance.now();
+  const commit = () => {
+    encoder = dialect.createStreamEncoder(request, { id: accumulator.id || requestId, created });
+    sink.startStream();
+    for (const early of pending) sink.write(encoder.encode(early));
+    pending = [];
+  };
   const handle = (parts: readonly StreamPart[]) => {
-    for (const part of parts) {
+    for (let part of parts) {
+      if (part.type === 'usage' && trackedCachedTokens > 0 && part.usage.cachedInputTokens === 0) {
+        part = { type: 'usage', usage: { ...part.usage, cachedInputTokens: Math.min(trackedCachedTokens, part.usage.inputTokens) } };
+      }
       accumulator.push(part);
       const isOutput = part.type !== 'start' && part.type !== 'usage';
       if (isOutput && !producedOutput && part.type !== 'finish') {
@@ -149,19 +162,32 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
           pending.push(part);
           continue;
         }
-        encoder = dialect.createStreamEncoder(request, { id: accumulator.id || requestId, created });
-        sink.startStream();
-        for (const early of pending) sink.write(encoder.encode(early));
-        pending = [];
+        commit();
       }
-      const text = encoder.encode(part);
-      if (text) sink.write(text);
+      const text = encoder!.encode(part);
+      if (text) {
+        sink.write(text);
+        lastWriteAt = performance.now();
+      }
     }
   };
+  // A stream that has been silent for 15 s gets an SSE comment, so proxies and clients do not
+  // time it out (a long think before the first token commits the 200 at that point).
+  const keepAliveMs = services.config.server.streamKeepAliveMs;
+  const keepAlive = request.stream
+    ? setInterval(() => {
+        if (performance.now() - lastWriteAt < keepAliveMs) return;
+        if (!encoder) commit();
+        sink.write(': ping\n\n');
+        lastWriteAt = performance.now();
+      }, Math.min(1_000, keepAliveMs))
+    : undefined;
 
   try {
     let lastError: unknown;
-    for (const route of chooseRoutes(model, request)) {
+    const routes = chooseRoutes(model, request, services.routeCooldowns);
+    if (routes.length === 0) throw allRoutesCoolingDown(model, services.routeCooldowns);
+    for (const route of routes) {
       const upstream = services.upstreams.get(route.provider.name)!;
       const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
       routeUsed = { provider: route.provider.name, model: route.model };
@@ -176,6 +202,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
         break;
       } catch (error) {
         lastError = error;
+        if (error instanceof UpstreamError && error.retryAfterMs) {
+          services.routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
+        }
         // Another route may serve it only if nothing was produced and the failure is transient.
         if (producedOutput || encoder || !(error instanceof UpstreamError) || !error.retryable || abort.signal.aborted) break;
       }
@@ -183,6 +212,8 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     if (lastError) throw lastError;
   } catch (error) {
     failure = abort.signal.aborted ? abort.signal.reason : error;
+  } finally {
+    clearInterval(keepAlive);
   }
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });

@@ -3,6 +3,7 @@
 // share a prompt prefix stick to the same route and keep hitting its prompt cache.
 import { createHash } from 'node:crypto';
 import type { CatalogModel, Route } from '../catalog/catalog.js';
+import { ApiError } from '../http/errors.js';
 import type { ChatRequest } from '../model/chat.js';
 
 function conversationHash(request: ChatRequest): number {
@@ -12,19 +13,40 @@ function conversationHash(request: ChatRequest): number {
   return createHash('sha1').update(seed).digest().readUInt32BE(0);
 }
 
-/** Routes in the order to try them: the sticky weighted pick first, the others as fallbacks. */
-export function chooseRoutes(model: CatalogModel, request: ChatRequest): Route[] {
-  const routes = model.routes.filter((route) => route.weight > 0);
-  if (routes.length <= 1) return routes.length === 1 ? routes : [...model.routes];
-  const total = routes.reduce((sum, route) => sum + route.weight, 0);
+export const routeKey = (route: Route) => `${route.provider.name}:${route.model}`;
+
+/**
+ * Routes in the order to try them: the sticky weighted pick first, the others as fallbacks.
+ * Routes whose upstream asked for a pause (429/503 with Retry-After) are left out until then.
+ */
+export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldowns: ReadonlyMap<string, number> = new Map()): Route[] {
+  const now = Date.now();
+  const available = model.routes.filter((route) => (cooldowns.get(routeKey(route)) ?? 0) <= now);
+  // Weight 0 marks a fallback-only route: tried, in declared order, after the weighted ones.
+  const weighted = available.filter((route) => route.weight > 0);
+  const fallbacks = available.filter((route) => route.weight === 0);
+  if (weighted.length <= 1) return [...weighted, ...fallbacks];
+  const total = weighted.reduce((sum, route) => sum + route.weight, 0);
   let point = conversationHash(request) % total;
   let primary = 0;
-  for (let i = 0; i < routes.length; i++) {
-    point -= routes[i]!.weight;
+  for (let i = 0; i < weighted.length; i++) {
+    point -= weighted[i]!.weight;
     if (point < 0) {
       primary = i;
       break;
     }
   }
-  return [routes[primary]!, ...routes.filter((_, i) => i !== primary)];
+  return [weighted[primary]!, ...weighted.filter((_, i) => i !== primary), ...fallbacks];
+}
+
+/** Every route of the model is pausing at its upstream's request: say when to come back. */
+export function allRoutesCoolingDown(model: CatalogModel, cooldowns: ReadonlyMap<string, number>): ApiError {
+  const until = Math.min(...model.routes.map((route) => cooldowns.get(routeKey(route)) ?? 0));
+  const seconds = Math.min(60, Math.max(1, Math.ceil((until - Date.now()) / 1000)));
+  return new ApiError(502, `Every upstream of ${model.id} asked for a pause; retry in ${seconds} s.`, {
+    type: 'server_error',
+    code: 'upstream_rate_limited',
+    shouldRetry: true,
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) },
+  });
 }

@@ -16,5 +16,12 @@ export function upstreamFailure(error: unknown): Error {
   if (status === 504 || error.upstreamType === 'timeout') {
     return new ApiError(504, `The upstream timed out: ${error.message}`, { type: 'server_error', code: 'upstream_timeout', shouldRetry: true });
   }
-  return new ApiError(502, `The upstream failed: ${error.message}`, { type: 'server_error', code: 'upstream_error', shouldRetry: error.retryable });
+  const retryAfter = error.retryAfterMs ? Math.min(60, Math.max(1, Math.ceil(error.retryAfterMs / 1000))) : undefined;
+  return new ApiError(502, `The upstream failed: ${error.message}`, {
+    type: 'server_error',
+    code: 'upstream_error',
+    shouldRetry: error.retryable,
+    // The upstream's own Retry-After, passed on so the SDKs wait as long as it asked.
+    ...(retryAfter ? { headers: { 'retry-after': String(retryAfter), 'retry-after-ms': String(retryAfter * 1000) } } : {}),
+  });
 }

@@ -41,9 +41,27 @@ export async function openEventStream(upstream: Upstream, httpRequest: UpstreamH
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
-    throw upstream.adapter.parseError(response.statusCode, text);
+    const error = upstream.adapter.parseError(response.statusCode, text);
+    error.retryAfterMs ??= retryAfterMs(response.headers);
+    throw error;
   }
   return sseEvents(response.body, upstream.name);
+}
+
+/** `retry-after-ms` (ms) or `retry-after` (seconds or an HTTP date), as the SDKs read them. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const first = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const milliseconds = Number(first('retry-after-ms'));
+  if (Number.isFinite(milliseconds) && milliseconds > 0) return milliseconds;
+  const value = first('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isFinite(date) && date > Date.now() ? date - Date.now() : undefined;
 }
 
 async function* sseEvents(body: AsyncIterable<Buffer>, name: string): AsyncGenerator<SseEvent> {

@@ -49,6 +49,8 @@ export class UpstreamError extends Error {
     readonly retryable: boolean,
     /** The upstream's error type/code when it gave one. */
     readonly upstreamType?: string,
+    /** How long the upstream asked us to wait (Retry-After), when it said. */
+    public retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'UpstreamError';

@@ -11,7 +11,11 @@ export type UpstreamKind = (typeof upstreamKinds)[number];
 
 export const testPrices = { per_1m_input_tokens: '10.00', per_1m_cached_input_tokens: '1.00', per_1m_output_tokens: '40.00' };
 
-export async function startChatGateway(t: ExecutionContext, database: TestDatabase): Promise<TestGateway & { simulatorUrl: string }> {
+export async function startChatGateway(
+  t: ExecutionContext,
+  database: TestDatabase,
+  extra: { providers?: Record<string, unknown>; models?: unknown[]; server?: Record<string, unknown> } = {},
+): Promise<TestGateway & { simulatorUrl: string }> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
   t.teardown(() => simulator.close());
   const providers: Record<string, unknown> = {
@@ -19,6 +23,7 @@ export async function startChatGateway(t: ExecutionContext, database: TestDataba
     openai: { kind: 'openai', base_url: `${simulator.url}/v1`, api_key_env: 'TEST_UPSTREAM_KEY' },
     compat: { kind: 'openai-compatible', base_url: `${simulator.url}/v1` },
     anthropic: { kind: 'anthropic', base_url: simulator.url, api_key_env: 'TEST_UPSTREAM_KEY' },
+    ...extra.providers,
   };
   const models = upstreamKinds.flatMap((kind) => {
     const reasoningModel = kind === 'compat' ? 'reasoning-compat' : 'reasoning';
@@ -35,7 +40,8 @@ export async function startChatGateway(t: ExecutionContext, database: TestDataba
       { id: `${kind}/search`, name: `${kind} search`, type: 'search', route: { provider: kind, model: 'search' }, pricing: testPrices, capabilities: { max_output_tokens: 4096 } },
     ];
   });
-  const gateway = await startGateway(t, database, { raw: { providers, models }, env: { TEST_UPSTREAM_KEY: 'sk-upstream' } });
+  const raw = { providers, models: [...models, ...(extra.models ?? [])], ...(extra.server ? { server: extra.server } : {}) };
+  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream' } });
   return { ...gateway, simulatorUrl: simulator.url };
 }
 
