@@ -25,4 +25,4 @@ testOnBackends('200 concurrent holds against a balance covering 150: exactly 150
   t.is(after.heldUnits, 0n);
   t.is(after.balanceUnits, holdUnits * 150n - 75n * (holdUnits - 1n));
   await assertLedgerInvariants(t, db);
-});
+}, { poolMax: 10 }); // ten connections racing for the same account row on PostgreSQL

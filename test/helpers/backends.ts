@@ -31,8 +31,26 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * PostgreSQL allows 100 connections by default: a test (its own pool plus a gateway's) uses
+ * up to ~6, so each test process runs at most this many PostgreSQL tests at a time.
+ */
+const concurrentPgTests = 3;
+let runningPgTests = 0;
+const waitingPgTests: (() => void)[] = [];
+
+async function acquirePgSlot(): Promise<() => void> {
+  if (runningPgTests >= concurrentPgTests) await new Promise<void>((resolve) => waitingPgTests.push(resolve));
+  else runningPgTests++;
+  return () => {
+    const next = waitingPgTests.shift();
+    if (next) next();
+    else runningPgTests--;
+  };
+}
+
 /** A fresh, migrated database of the given backend. */
-export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+export async function createTestDatabase(backend: Backend, options: { poolMax?: number } = {}): Promise<TestDatabase> {
   if (backend === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'gw-test-'));
     const filename = path.join(dir, 'gateway.db');
@@ -47,7 +65,7 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
   await admin.destroy();
   const url = new URL(pgUrl!);
   url.pathname = `/${name}`;
-  const database: Config['database'] = { client: 'postgres', url: url.toString(), poolMax: 20 };
+  const database: Config['database'] = { client: 'postgres', url: url.toString(), poolMax: options.poolMax ?? 3 };
   const db = connectDatabase(database);
   await db.migrate.latest();
   return {
@@ -65,10 +83,15 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
 }
 
 /** Registers `title [sqlite]` and `title [postgres]`, each with its own fresh database. */
-export function testOnBackends(title: string, body: (t: ExecutionContext, database: TestDatabase) => Promise<void>): void {
+export function testOnBackends(
+  title: string,
+  body: (t: ExecutionContext, database: TestDatabase) => Promise<void>,
+  options: { poolMax?: number } = {},
+): void {
   for (const backend of backends) {
     test(`${title} [${backend}]`, async (t) => {
-      const database = await createTestDatabase(backend);
+      if (backend === 'postgres') t.teardown(await acquirePgSlot());
+      const database = await createTestDatabase(backend, options);
       t.teardown(() => database.drop());
       await body(t, database);
       countRun(backend);

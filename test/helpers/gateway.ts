@@ -1,10 +1,11 @@
 // Starts a real gateway HTTP server on a free loopback port, in this process, over a test
 // database, with the shipped example configuration (or a given one).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { pino } from 'pino';
+import { parse } from 'yaml';
 import type { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { installRoot, loadConfig } from '../../src/config/load.js';
 import { startServer } from '../../src/http/server.js';
@@ -34,7 +35,9 @@ export async function startGateway(
     GATEWAY_CACHE_URL: 'memory',
     ...options.env,
   };
-  const config = loadConfig(options.raw ? { raw: options.raw, env } : { configPath: exampleConfigPath, env });
+  // The shipped example (or the given config), with a small pool: many gateways run at once in tests.
+  const raw = (options.raw ?? parse(readFileSync(exampleConfigPath, 'utf8'))) as Record<string, any>;
+  const config = loadConfig({ raw: { ...raw, database: { ...raw.database, pool_max: 3 } }, env });
   const services = await openServerServices(config, { logger: pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
   const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes });
   t.teardown(() => server.stop());
