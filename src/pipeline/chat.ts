@@ -215,6 +215,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   } finally {
     clearInterval(keepAlive);
   }
+  // Latency is measured to the end of the upstream exchange (an abort included), before the
+  // ledger work that follows.
+  const upstreamDoneAt = performance.now();
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
   let chargedUnits = 0n;
@@ -245,7 +248,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     reasoning_tokens: finalUsage.reasoningTokens,
     cost_units: Number(chargedUnits),
     estimated,
-    latency_ms: Math.round(performance.now() - started),
+    latency_ms: Math.round(upstreamDoneAt - started),
     ttft_ms: firstOutputAt === undefined ? null : Math.round(firstOutputAt - started),
     finish_reason: accumulator.finishReason ?? null,
     created_at: Date.now(),
