@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { handleCountTokens, handleMessages } from './anthropic-messages.js';
 import { sendJson, type SimContext } from './context.js';
 import { anthropicErrorBody, openaiErrorBody, SimError } from './errors.js';
+import { mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from './media/routes.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
@@ -27,16 +28,18 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-type Protocol = 'openai' | 'anthropic';
+type Protocol = 'openai' | 'anthropic' | 'stability' | 'systemone';
 type Handler = (context: SimContext) => Promise<void> | void;
 
 /** Anthropic's own request limit; larger bodies get 413 before being parsed. */
 const maxBodyBytes = 32 * 1024 * 1024;
 
-const postRoutes: Record<string, { protocol: Protocol; handler: Handler }> = {
+/** `rawBody`: the handler parses the body itself (multipart, System One); context.body is the Buffer. */
+const postRoutes: Record<string, { protocol: Protocol; handler: Handler; rawBody?: boolean }> = {
   '/v1/chat/completions': { protocol: 'openai', handler: handleChatCompletions },
   '/v1/messages': { protocol: 'anthropic', handler: handleMessages },
   '/v1/messages/count_tokens': { protocol: 'anthropic', handler: handleCountTokens },
+  ...mediaPostRoutes, // images, audio, embeddings, System One, Stability upscale (media/)
 };
 
 const simulatedModels = ['chat', 'reasoning', 'reasoning-compat', 'search', 'sonar'];
@@ -48,10 +51,11 @@ function modelInfo(id: string): Record<string, unknown> {
 }
 
 function protocolOf(path: string): Protocol {
-  return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+  return path.startsWith('/v1/messages') ? 'anthropic' : (mediaProtocolOf(path) ?? 'openai');
 }
 
 function errorBody(protocol: Protocol, error: SimError, requestId: string): unknown {
+  if (protocol === 'stability' || protocol === 'systemone') return mediaErrorBody(protocol, error, requestId);
   return protocol === 'anthropic' ? anthropicErrorBody(error, requestId) : openaiErrorBody(error);
 }
 
@@ -101,11 +105,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (!route) throw new SimError(404, `no route for ${request.method} ${path}`, null, protocol === 'anthropic' ? 'not_found_error' : 'invalid_request_error');
       if (request.method !== 'POST') throw new SimError(405, `${path} accepts POST only`, null, 'invalid_request_error');
       const raw = await readBody(request);
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new SimError(400, 'the request body is not valid JSON', null, 'invalid_request_error');
+      let body: unknown = raw;
+      if (!route.rawBody) {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          throw new SimError(400, 'the request body is not valid JSON', null, 'invalid_request_error');
+        }
       }
       const seed = createHash('sha256').update(raw).digest('hex');
       await route.handler({ request, response, body, seed, requestId, watch, signingSecret, cache });
