@@ -15,6 +15,9 @@ import type { Upstream } from './providers/http-transport.js';
 import { createUpstreams, needsSimulator } from './providers/upstreams.js';
 import { startSimulator } from './sim/server.js';
 import { createKeyv } from './cache/keyv.js';
+import { LocalBlobStore } from './storage/blob-store.js';
+import { Files } from './storage/files.js';
+import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
 import { BatchedInserter, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
@@ -40,6 +43,8 @@ export interface ServerServices extends Services {
   readonly prefixTracker: PrefixTracker;
   /** Routes ("provider:model") an upstream asked us to leave alone, until the time given (ms). */
   readonly routeCooldowns: Map<string, number>;
+  readonly files: Files;
+  readonly generations: Generations;
 }
 
 export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
@@ -94,6 +99,8 @@ export async function openServerServices(
     upstreams,
     prefixTracker: new PrefixTracker(prefixStore),
     routeCooldowns: new Map(),
+    files: new Files(base.db, new LocalBlobStore(config.storage.dir), config.storage.tempTtlMs),
+    generations: new Generations(base.db),
     async close() {
       await requestLog.flush();
       await usageRecords.flush();

@@ -7,7 +7,11 @@ import { chatCompletionsDialect } from '../dialects/chat-completions/index.js';
 import { messagesDialect } from '../dialects/messages/index.js';
 import { responsesDialect } from '../dialects/responses/index.js';
 import { chatHandler, countTokens } from './routes/chat.js';
+import { createDecision } from './routes/decisions.js';
+import { createEmbeddings } from './routes/embeddings.js';
 import { healthz, metrics, readyz } from './routes/health.js';
+import { generateImages, priceImages } from './routes/images.js';
+import { createSpeech } from './routes/speech.js';
 import { listHistory } from './routes/history.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
@@ -37,4 +41,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(responsesDialect) },
   { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(messagesDialect) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', handler: countTokens },
+  { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
+  { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
+  { method: 'POST', path: '/v1/images/price', auth: 'key', scope: 'images', body: 'json', handler: priceImages },
+  { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
+  { method: 'POST', path: '/v1/embeddings', auth: 'key', scope: 'embeddings', body: 'json', handler: createEmbeddings },
 ];

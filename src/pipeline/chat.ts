@@ -189,13 +189,15 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     if (routes.length === 0) throw allRoutesCoolingDown(model, services.routeCooldowns);
     for (const route of routes) {
       const upstream = services.upstreams.get(route.provider.name)!;
+      const adapter = upstream.adapter;
+      if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
       const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
       routeUsed = { provider: route.provider.name, model: route.model };
       accumulator = new ResultAccumulator();
       pending = [];
       try {
-        const events = await openEventStream(upstream, upstream.adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
-        const parser = upstream.adapter.createStreamParser(target);
+        const events = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+        const parser = adapter.createStreamParser(target);
         for await (const event of events) handle(parser.push(event));
         handle(parser.end());
         lastError = undefined;

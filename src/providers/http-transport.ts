@@ -9,7 +9,9 @@ import { UpstreamError } from './types.js';
 
 export interface Upstream {
   readonly name: string;
-  readonly adapter: ProviderAdapter;
+  readonly kind: string;
+  /** The chat adapter; undefined for kinds that only do media (system-one, upscaler). */
+  readonly adapter?: ProviderAdapter;
   readonly baseUrl: string;
   readonly apiKey?: string;
   readonly timeoutMs: number;
@@ -24,7 +26,12 @@ export function createDispatcher(): Agent {
  * Sends the request and resolves once the upstream answered 2xx, with an iterator over its
  * SSE events. Rejects with UpstreamError on a non-2xx answer, a network error or a timeout.
  */
-export async function openEventStream(upstream: Upstream, httpRequest: UpstreamHttpRequest, signal: AbortSignal): Promise<AsyncIterable<SseEvent>> {
+export async function openEventStream(
+  upstream: Upstream,
+  adapter: ProviderAdapter,
+  httpRequest: UpstreamHttpRequest,
+  signal: AbortSignal,
+): Promise<AsyncIterable<SseEvent>> {
   let response;
   try {
     response = await request(httpRequest.url, {
@@ -41,7 +48,7 @@ export async function openEventStream(upstream: Upstream, httpRequest: UpstreamH
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
-    const error = upstream.adapter.parseError(response.statusCode, text);
+    const error = adapter.parseError(response.statusCode, text);
     error.retryAfterMs ??= retryAfterMs(response.headers);
     throw error;
   }

@@ -14,12 +14,13 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
   const upstreams = new Map<string, Upstream>();
   for (const provider of Object.values(providers)) {
     if (!provider.enabled) continue;
-    if (provider.kind !== 'openai' && provider.kind !== 'anthropic' && provider.kind !== 'openai-compatible' && provider.kind !== 'sim') continue;
+    const chat = provider.kind === 'openai' || provider.kind === 'anthropic' || provider.kind === 'openai-compatible' || provider.kind === 'sim';
     const baseUrl = provider.kind === 'sim' ? simulatorUrl : (provider.baseUrl ?? defaultBaseUrls[provider.kind]);
     if (!baseUrl) continue;
     upstreams.set(provider.name, {
       name: provider.name,
-      adapter: adapterFor(provider.kind),
+      kind: provider.kind,
+      adapter: chat ? adapterFor(provider.kind as 'openai' | 'anthropic' | 'openai-compatible' | 'sim') : undefined,
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey: provider.apiKey,
       timeoutMs: provider.timeoutMs,

@@ -1,0 +1,85 @@
+// The synchronous media pipeline: resolve the model, check the key's scope for its type,
+// hold the quoted price, call the upstream through the route's media adapter (falling back
+// to the next route on a transient failure), settle to the actual price. Every media route
+// goes through `chargedMediaCall`, so none can reach an upstream without the charge path.
+import type { ApiKey } from '../auth/api-keys.js';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { ModelType } from '../config/schema.js';
+import type { MediaAdapter, MediaOperation, MediaTarget } from '../providers/media/types.js';
+import { mediaAdapterFor } from '../providers/media/index.js';
+import { runMediaOperation } from '../providers/media/transport.js';
+import { UpstreamError } from '../providers/types.js';
+import type { ServerServices } from '../services.js';
+import { invalid } from '../validation/zod-details.js';
+import { routeKey } from './routing.js';
+import { upstreamFailure } from './upstream-failure.js';
+
+/** The model a media request names (or the first enabled model of the type when it names none). */
+export function resolveMediaModel(services: ServerServices, name: string | undefined, types: readonly ModelType[]): CatalogModel {
+  if (name === undefined) {
+    const fallback = services.catalog.enabledModels.find((model) => types.includes(model.type));
+    if (!fallback) throw invalid(['body', 'model'], `no ${types.join('/')} model is available on this gateway`);
+    return fallback;
+  }
+  const model = services.catalog.resolve(name);
+  if (!types.includes(model.type)) throw invalid(['body', 'model'], `"${name}" is a ${model.type} model, not a ${types.join('/')} model`, name);
+  return model;
+}
+
+export interface MediaCall<Request, Result> {
+  readonly apiKey: ApiKey;
+  readonly requestId: string;
+  readonly model: CatalogModel;
+  readonly operation: Exclude<keyof MediaAdapter, 'kind' | 'parseError'>;
+  readonly request: Request;
+  /** The worst case to hold before going upstream. */
+  readonly holdUnits: bigint;
+  /** The actual price once the upstream answered (never above the hold: the excess is not charged). */
+  readonly actualUnits: (result: Result) => bigint;
+  readonly description: string;
+}
+
+export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<{ result: Result; chargedUnits: bigint }> {
+  const { model, apiKey } = call;
+  const hold =
+    call.holdUnits > 0n
+      ? await services.ledger.hold(apiKey.accountId, call.holdUnits, { ttlMs: services.config.holds.ttlMs, model: model.id, requestId: call.requestId, description: call.description })
+      : undefined;
+  let result: Result;
+  try {
+    result = await callUpstream(services, call);
+  } catch (error) {
+    if (hold) await services.ledger.release(hold.id);
+    throw upstreamFailure(error);
+  }
+  let chargedUnits = 0n;
+  if (hold) {
+    const settlement = await services.ledger.settle(hold.id, call.actualUnits(result), { requestId: call.requestId, model: model.id });
+    chargedUnits = settlement.chargedUnits;
+  }
+  return { result, chargedUnits };
+}
+
+async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
+  const now = Date.now();
+  const routes = call.model.routes.filter((route) => (services.routeCooldowns.get(routeKey(route)) ?? 0) <= now);
+  let lastError: unknown = new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
+  for (const route of routes) {
+    const upstream = services.upstreams.get(route.provider.name);
+    const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
+    const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
+    if (!upstream || !adapter || !operation) {
+      lastError = new UpstreamError(`provider "${route.provider.name}" cannot ${call.operation}`, 501, false);
+      continue;
+    }
+    const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
+    try {
+      return await runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
+    } catch (error) {
+      lastError = error;
+      if (error instanceof UpstreamError && error.retryAfterMs) services.routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
+      if (!(error instanceof UpstreamError) || !error.retryable) break;
+    }
+  }
+  throw lastError;
+}
