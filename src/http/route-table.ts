@@ -12,6 +12,7 @@ import { createEmbeddings } from './routes/embeddings.js';
 import { healthz, metrics, readyz } from './routes/health.js';
 import { generateImages, priceImages } from './routes/images.js';
 import { createSpeech } from './routes/speech.js';
+import { createTranscription } from './routes/transcriptions.js';
 import { listHistory } from './routes/history.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
@@ -45,5 +46,6 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
   { method: 'POST', path: '/v1/images/price', auth: 'key', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
+  { method: 'POST', path: '/v1/audio/transcriptions', auth: 'key', scope: 'audio', body: 'multipart', handler: createTranscription },
   { method: 'POST', path: '/v1/embeddings', auth: 'key', scope: 'embeddings', body: 'json', handler: createEmbeddings },
 ];
