@@ -10,7 +10,7 @@ import { chatHandler, countTokens } from './routes/chat.js';
 import { createDecision } from './routes/decisions.js';
 import { createEmbeddings } from './routes/embeddings.js';
 import { healthz, metrics, readyz } from './routes/health.js';
-import { generateImages, priceImages } from './routes/images.js';
+import { editImages, generateImages, priceImages } from './routes/images.js';
 import { createSpeech } from './routes/speech.js';
 import { createTranscription } from './routes/transcriptions.js';
 import { listHistory } from './routes/history.js';
@@ -26,7 +26,7 @@ export interface RouteDefinition {
   readonly scope: Scope | null;
   /** Rate limited per key (default: every route that takes a key). */
   readonly rateLimited?: boolean;
-  /** How the request body is read (default none). */
+  /** How the request body is read (default none). `multipart`: the handler streams it with readMultipart. */
   readonly body?: 'json' | 'multipart';
   readonly handler: Handler;
 }
@@ -44,6 +44,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', handler: countTokens },
   { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
+  { method: 'POST', path: '/v1/images/edits', auth: 'key', scope: 'images', body: 'multipart', handler: editImages },
   { method: 'POST', path: '/v1/images/price', auth: 'key', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
   { method: 'POST', path: '/v1/audio/transcriptions', auth: 'key', scope: 'audio', body: 'multipart', handler: createTranscription },

@@ -1,7 +1,7 @@
 // Synchronous media through the official OpenAI SDK over the simulator: images (with their
 // price quote, files and history), speech, embeddings, decisions; each charged exactly,
 // each refused without its scope.
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -142,4 +142,19 @@ testOnBackends('each media route is refused with 403 naming its scope', async (t
     t.is(error.status, 403);
     t.regex(error.message, new RegExp(`"${scope}" scope`));
   }
+});
+
+testOnBackends('image edits: two reference files through the SDK, charged per image; a corrupt image is a 422', async (t, database) => {
+  const { client, openai, lastCharge } = await setup(t, database);
+  const generated = await openai.images.generate({ model: 'sim/image', prompt: 'a boat', n: 2, size: '1024x1024', quality: 'low' });
+  const references = await Promise.all(generated.data!.map((image, i) => toFile(Buffer.from(image.b64_json!, 'base64'), `ref-${i}.png`, { type: 'image/png' })));
+  const edited = await openai.images.edit({ model: 'sim/image', prompt: 'the same boat at night', image: references, quality: 'low', n: 1 });
+  t.is(edited.data!.length, 1);
+  t.deepEqual(pngSize(Buffer.from(edited.data![0]!.b64_json!, 'base64')), { width: 1024, height: 1024 });
+  t.is(await lastCharge(), 9_900n, 'one low-quality image at 0.99 RUB');
+  const history = await database.db('generations').where({ account_id: client.accountId, type: 'image' });
+  t.is(history.length, 3);
+  const corrupt = (await t.throwsAsync(openai.images.edit({ model: 'sim/image', prompt: 'x', image: await toFile(Buffer.from('definitely not a png'), 'x.png', { type: 'image/png' }) }))) as any;
+  t.is(corrupt.status, 422);
+  t.regex(corrupt.message, /not a PNG, JPEG or WebP image/);
 });

@@ -6,11 +6,13 @@ import { formatRub } from '../../billing/money.js';
 import { imageUnitPrice, imagesPriceUnits } from '../../billing/media-pricing.js';
 import { convertDecimal } from '../../billing/pricing.js';
 import type { CatalogModel } from '../../catalog/catalog.js';
-import type { GeneratedImage, ImageGenerationRequest } from '../../model/media.js';
+import { imageType } from '../../media/inspect.js';
+import type { GeneratedImage, ImageGenerationRequest, InputFile } from '../../model/media.js';
 import { chargedMediaCall, resolveMediaModel } from '../../pipeline/media.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
-import type { Handler } from '../state.js';
+import { readMultipart } from '../multipart.js';
+import type { Context, Handler } from '../state.js';
 
 const imageBody = z.object({
   prompt: z.string().min(1).max(32_000),
@@ -26,6 +28,10 @@ const imageBody = z.object({
   user: z.string().optional(),
 });
 type ImageBody = z.output<typeof imageBody>;
+
+// The same fields as a multipart form: every scalar arrives as a string.
+const editBody = imageBody.extend({ n: z.coerce.number().int().min(1).max(4).default(1) });
+export const maxReferenceBytes = 25 * 1024 * 1024;
 
 /** Checks the body against the model's declared options and prices it. */
 function quoteImages(services: ServerServices, body: ImageBody): { model: CatalogModel; unitPrice: string; totalUnits: bigint } {
@@ -67,9 +73,31 @@ export const priceImages: Handler = (ctx, services) => {
   };
 };
 
-export const generateImages: Handler = async (ctx, services) => {
-  const body = validate(imageBody, ctx.request.body, 'body');
+export const generateImages: Handler = (ctx, services) => runImages(ctx, services, validate(imageBody, ctx.request.body, 'body'), []);
+
+/** POST /v1/images/edits (multipart): reference images as `image` or the SDK's repeated `image[]`. */
+export const editImages: Handler = async (ctx, services) => {
+  const form = await readMultipart(ctx, { maxFileBytes: maxReferenceBytes, maxFiles: 16 });
+  const body = validate(editBody, form.fields, 'body');
+  const references = form.files.filter((entry) => entry.field === 'image' || entry.field === 'image[]');
+  if (references.length === 0) throw invalid(['body', 'image'], 'Field required', undefined, 'missing');
+  const images: InputFile[] = references.map(({ file }, index) => {
+    const mediaType = imageType(file.data);
+    if (!mediaType) throw invalid(['body', 'image', index], `"${file.filename}" is not a PNG, JPEG or WebP image`);
+    return { ...file, mediaType };
+  });
+  await runImages(ctx, services, body, images);
+};
+
+async function runImages(ctx: Context, services: ServerServices, body: ImageBody, references: InputFile[]): Promise<void> {
   const { model, unitPrice } = quoteImages(services, body);
+  if (references.length > 0) {
+    const { references: accepts, max_references: maxReferences } = model.config.capabilities;
+    if (!accepts) throw invalid(['body', 'model'], `${model.id} does not take reference images`, body.model);
+    if (maxReferences !== undefined && references.length > maxReferences) {
+      throw invalid(['body', 'image'], `${model.id} takes at most ${maxReferences} reference images`, references.length, 'too_long');
+    }
+  }
   ctx.state.model = model.id;
   const apiKey = ctx.state.apiKey!;
   const request: ImageGenerationRequest = {
@@ -82,18 +110,18 @@ export const generateImages: Handler = async (ctx, services) => {
     background: body.background,
     outputFormat: body.output_format,
     user: body.user,
-    images: [],
+    images: references,
   };
   const { result, chargedUnits } = await chargedMediaCall<ImageGenerationRequest, GeneratedImage[]>(services, {
     apiKey,
     requestId: ctx.state.requestId,
     model,
-    operation: 'generateImages',
+    operation: references.length > 0 ? 'editImages' : 'generateImages',
     request,
     holdUnits: imagesPriceUnits(unitPrice, body.n),
     // Charged per image actually returned.
     actualUnits: (images) => imagesPriceUnits(unitPrice, Math.min(images.length, body.n)),
-    description: `image generation ${model.id}`,
+    description: `image ${references.length > 0 ? 'edit' : 'generation'} ${model.id}`,
   });
   ctx.state.chargedUnits = chargedUnits;
   await recordImages(services, { accountId: apiKey.accountId, keyId: apiKey.id, requestId: ctx.state.requestId, model: model.id, prompt: body.prompt, unitPrice }, result);
@@ -105,7 +133,7 @@ export const generateImages: Handler = async (ctx, services) => {
     ...(body.size ? { size: body.size } : {}),
     ...(body.quality ? { quality: body.quality } : {}),
   };
-};
+}
 
 /** Every image becomes a stored file and a line of the image history. */
 export async function recordImages(
