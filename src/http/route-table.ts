@@ -13,6 +13,7 @@ import { healthz, metrics, readyz } from './routes/health.js';
 import { editImages, generateImages, priceImages } from './routes/images.js';
 import { createSpeech } from './routes/speech.js';
 import { createTranscription } from './routes/transcriptions.js';
+import { upscaleImage } from './routes/upscale.js';
 import { listHistory } from './routes/history.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
@@ -45,6 +46,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
   { method: 'POST', path: '/v1/images/edits', auth: 'key', scope: 'images', body: 'multipart', handler: editImages },
+  { method: 'POST', path: '/v1/images/upscale', auth: 'key', scope: 'images', body: 'multipart', handler: upscaleImage },
   { method: 'POST', path: '/v1/images/price', auth: 'key', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
   { method: 'POST', path: '/v1/audio/transcriptions', auth: 'key', scope: 'audio', body: 'multipart', handler: createTranscription },

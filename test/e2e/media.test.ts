@@ -158,3 +158,26 @@ testOnBackends('image edits: two reference files through the SDK, charged per im
   t.is(corrupt.status, 422);
   t.regex(corrupt.message, /not a PNG, JPEG or WebP image/);
 });
+
+testOnBackends('image upscale: scale 2 and 4 within 4K, charged per image, recorded; a corrupt image is a 422', async (t, database) => {
+  const { gateway, client, lastCharge } = await setup(t, database);
+  const sharp = (await import('sharp')).default;
+  const upscale = async (image: Buffer, scale?: number) => {
+    const form = new FormData();
+    form.append('image', new Blob([image], { type: 'image/png' }), 'in.png');
+    if (scale) form.append('scale', String(scale));
+    return fetch(`${gateway.url}/v1/images/upscale`, { method: 'POST', headers: { authorization: `Bearer ${client.key}` }, body: form });
+  };
+  const small = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#336699' } }).png().toBuffer();
+  const twice = (await (await upscale(small, 2)).json()) as any;
+  t.deepEqual(pngSize(Buffer.from(twice.data[0].b64_json, 'base64')), { width: 240, height: 160 });
+  t.is(await lastCharge(), 36_000n, 'sim/image-upscale: 3.60 RUB per image');
+  const large = await sharp({ create: { width: 1920, height: 1080, channels: 3, background: '#aa3300' } }).png().toBuffer();
+  const fourK = (await (await upscale(large)).json()) as any;
+  t.is(fourK.size, '3840x2160');
+  t.deepEqual(pngSize(Buffer.from(fourK.data[0].b64_json, 'base64')), { width: 3840, height: 2160 });
+  t.is((await database.db('generations').where({ account_id: client.accountId, model: 'sim/image-upscale' })).length, 2);
+  const corrupt = await upscale(Buffer.from('not an image'));
+  t.is(corrupt.status, 422);
+  t.is((await upscale(small, 3)).status, 422);
+});
