@@ -65,6 +65,11 @@ export class Catalog {
       this.byName.set(model.id, model);
       for (const alias of model.config.aliases) this.byName.set(alias, model);
     }
+    // Fallback aliases fill in only for names no enabled model claims.
+    for (const model of this.models) {
+      if (!model.enabled) continue;
+      for (const alias of model.config.fallback_aliases) if (!this.byName.has(alias)) this.byName.set(alias, model);
+    }
     this.publicListJson = JSON.stringify({
       object: 'list',
       data: this.models.filter((m) => m.enabled).map((m) => m.publicObject),

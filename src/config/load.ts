@@ -144,6 +144,11 @@ function crossCheck(file: ConfigFile): { path: (string | number)[]; message: str
         problems.push({ path: ['models', index, label === 'id' ? 'id' : 'aliases'], message: `"${key}" is already used by model ${owner}` });
       } else names.set(key, model.id);
     }
+    model.fallback_aliases.forEach((alias, aliasIndex) => {
+      if (file.models.some((other) => other.id === alias)) {
+        problems.push({ path: ['models', index, 'fallback_aliases', aliasIndex], message: `"${alias}" is the id of a model; a fallback alias can only stand in for an alias` });
+      }
+    });
     const routes = model.routes ?? (model.route ? [model.route] : []);
     routes.forEach((route, routeIndex) => {
       if (!file.providers[route.provider]) {

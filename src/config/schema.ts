@@ -102,6 +102,8 @@ export const modelSchema = z
     /** Unix seconds shown as `created` in /v1/models. */
     created: z.number().int().nonnegative().optional(),
     aliases: z.array(z.string().min(1)).default([]),
+    /** Names this model answers to only while no enabled model claims them (e.g. "dall-e-3" served by a stand-in when OpenAI is not configured). */
+    fallback_aliases: z.array(z.string().min(1)).default([]),
     route: routeSchema.optional(),
     routes: z.array(routeSchema).min(1).optional(),
     pricing: pricingSchema,

@@ -181,3 +181,10 @@ testOnBackends('image upscale: scale 2 and 4 within 4K, charged per image, recor
   t.is(corrupt.status, 422);
   t.is((await upscale(small, 3)).status, 422);
 });
+
+testOnBackends('images.generate with model "dall-e-3" works on a fresh install (served by sim/image)', async (t, database) => {
+  const { openai, lastCharge } = await setup(t, database);
+  const images = await openai.images.generate({ model: 'dall-e-3', prompt: 'a kite', size: '1024x1024' });
+  t.deepEqual(pngSize(Buffer.from(images.data![0]!.b64_json!, 'base64')), { width: 1024, height: 1024 });
+  t.is(await lastCharge(), 37_800n, 'priced as sim/image (default 3.78 RUB)');
+});

@@ -68,3 +68,14 @@ test('GET /v1/models is not rate limited and carries request ids', async (t) => 
   t.is(response.headers.get('request-id'), response.headers.get('x-request-id'));
   t.is(response.headers.get('x-ratelimit-limit-requests'), null);
 });
+
+test('dall-e-3 and gpt-image-1 reach the simulator image model until OpenAI is configured, then OpenAI', async (t) => {
+  const withoutKey = await gateway(t);
+  const client = new OpenAI({ baseURL: `${withoutKey.url}/v1`, apiKey: 'not-needed' });
+  t.is(((await client.models.retrieve('dall-e-3')) as any).id, 'sim/image');
+  t.is(((await client.models.retrieve('gpt-image-1')) as any).id, 'sim/image');
+  const withKey = await gateway(t, { OPENAI_API_KEY: 'sk-test' });
+  const openaiClient = new OpenAI({ baseURL: `${withKey.url}/v1`, apiKey: 'not-needed' });
+  t.is(((await openaiClient.models.retrieve('dall-e-3')) as any).id, 'openai/dall-e-3');
+  t.is(((await openaiClient.models.retrieve('gpt-image-1')) as any).id, 'openai/gpt-image-1');
+});
