@@ -107,6 +107,11 @@ testOnBackends('decisions: typed answers whose probabilities sum to 1, charged p
   t.true(Math.abs(sum(decision.answers.team.probabilities) - 1) < 1e-9);
   t.true(Math.abs(sum(decision.answers.urgency.probabilities) - 1) < 1e-9);
   t.is(await lastCharge(), priceInUnits([{ quantity: decision.usage.input_tokens, price: '27.00', per: 1_000_000 }]));
+  const refused = (await openai.post('/decisions', {
+    body: { model: 'sim/decision', state: 's', questions: { a: { type: 'noul', instructions: 'fine' }, b: { type: 'noul', instructions: 'no [[sim:refuse]]' } } },
+  })) as any;
+  t.is(refused.answers.a.type, 'noul');
+  t.is(refused.answers.b.type, 'refusal', 'a refusal is passed through per question');
 
   const before = await gateway.services.ledger.balance(client.accountId);
   const invalid = [
