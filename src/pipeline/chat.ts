@@ -87,25 +87,30 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
 }
 
 /**
- * The output budget and the hold. A client max_tokens that is unaffordable is a 402 naming
+ * The output budget and the hold, in one round trip on the common path: the worst case is
+ * held directly. Only when the balance does not cover it: a client max_tokens is a 402 naming
  * the affordable value; without one, the model's cap is clamped to what the balance covers
- * (never below minimumOutputTokens).
+ * (never below minimumOutputTokens) and held again.
  */
-async function quote(services: ServerServices, request: ChatRequest, model: CatalogModel, capabilities: ModelCapabilities, accountId: string) {
+async function holdWorstCase(services: ServerServices, request: ChatRequest, model: CatalogModel, capabilities: ModelCapabilities, apiKey: ApiKey, details: { requestId: string; description: string }) {
   const prices = tokenPrices(model.config.pricing);
   const inputTokens = estimateInputTokensHigh(request);
+  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, ...details };
   let maxOutputTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens;
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
-  const { availableUnits } = await services.ledger.balance(accountId);
-  if (worst > availableUnits) {
-    const affordable = affordableOutputTokens(prices, availableUnits, inputTokens);
+  if (worst === 0n) return { prices, maxOutputTokens, hold: undefined }; // a free model: nothing to hold or charge
+  try {
+    return { prices, maxOutputTokens, hold: await services.ledger.hold(apiKey.accountId, worst, options) };
+  } catch (error) {
+    if (!(error instanceof InsufficientBalanceError)) throw error;
+    const affordable = affordableOutputTokens(prices, error.availableUnits, inputTokens);
     if (request.maxOutputTokens !== undefined || affordable < minimumOutputTokens) {
       const hint = affordable >= 1 ? `The balance covers max_tokens up to ${affordable}.` : undefined;
-      throw new InsufficientBalanceError(worst, availableUnits, hint);
+      throw new InsufficientBalanceError(worst, error.availableUnits, hint);
     }
     maxOutputTokens = affordable;
   }
-  return { prices, inputTokens, maxOutputTokens, holdUnits: worstCaseUnits(prices, inputTokens, maxOutputTokens) };
+  return { prices, maxOutputTokens, hold: await services.ledger.hold(apiKey.accountId, worstCaseUnits(prices, inputTokens, maxOutputTokens), options) };
 }
 
 export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {
@@ -114,10 +119,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   const request = dialect.decodeRequest(input.body);
   const { model, capabilities } = resolveChatModel(services, dialect, request, apiKey);
   const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
-  const { prices, maxOutputTokens, holdUnits } = await quote(services, request, model, capabilities, apiKey.accountId);
-  const hold = await services.ledger.hold(apiKey.accountId, holdUnits, {
-    ttlMs: services.config.holds.ttlMs,
-    model: model.id,
+  const { prices, maxOutputTokens, hold } = await holdWorstCase(services, request, model, capabilities, apiKey, {
     requestId,
     description: `${dialect.name} ${model.id}`,
   });
@@ -223,11 +225,11 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
   let chargedUnits = 0n;
-  if (usage) {
+  if (usage && hold) {
     const settlement = await services.ledger.settle(hold.id, chargeForUsage(prices, usage), { requestId, model: model.id });
     chargedUnits = settlement.chargedUnits;
     if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
-  } else {
+  } else if (hold) {
     await services.ledger.release(hold.id);
   }
   outcome.chargedUnits = chargedUnits;

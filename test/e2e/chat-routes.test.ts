@@ -78,3 +78,14 @@ testOnBackends('models with prompt_cache: the gateway tracks prefixes for upstre
   const charge = await database.db('ledger_transactions').where({ kind: 'charge' }).orderBy('id', 'desc').first();
   t.is(-BigInt(charge.amount_units), expectedChargeUnits({ input: second.usage!.prompt_tokens, cached, output: second.usage!.completion_tokens }));
 });
+
+testOnBackends('a free model (all prices zero) is served without a hold or a charge', async (t, database) => {
+  const gateway = await startChatGateway(t, database, {
+    models: [{ id: 't/free', name: 'free', type: 'text', route: { provider: 'openai', model: 'chat' }, pricing: { per_1m_input_tokens: '0', per_1m_output_tokens: '0' } }],
+  });
+  const { key, accountId } = await gateway.newClient();
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const reply = await openai.chat.completions.create({ model: 't/free', messages: [{ role: 'user', content: 'hi' }] });
+  t.is(reply.choices[0]!.finish_reason, 'stop');
+  t.is((await gateway.services.ledger.balance(accountId)).balanceUnits, 0n);
+});
