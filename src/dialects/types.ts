@@ -1,7 +1,7 @@
 // What every client dialect (chat-completions, messages, responses) provides to the pipeline.
 // Dialects are pure: no Koa, knex or network. They throw RequestValidationError (422) from
 // decodeRequest; everything else about a request (model resolution, money) is the pipeline's.
-import type { ChatRequest, ChatResult, ModelCapabilities, StreamPart } from '../model/chat.js';
+import type { ChatRequest, ChatResult, StreamPart } from '../model/chat.js';
 
 /** Where, in this dialect's request body, the fields checked against the model live (for 422 `loc`). */
 export interface DialectLocations {
