@@ -77,13 +77,16 @@ export class Ledger {
     });
   }
 
-  /** Reserves `amountUnits` for a request about to go upstream, or throws InsufficientBalanceError. */
-  async hold(accountId: string, amountUnits: bigint, options: EntryDetails & { ttlMs: number }): Promise<Hold> {
+  /**
+   * Reserves `amountUnits` for a request about to go upstream, or throws InsufficientBalanceError.
+   * `within`: an outer transaction to join (a job row written with its hold, atomically).
+   */
+  async hold(accountId: string, amountUnits: bigint, options: EntryDetails & { ttlMs: number; within?: Knex.Transaction }): Promise<Hold> {
     if (amountUnits <= 0n) throw new RangeError('a hold must be positive');
     const amount = unitsToSql(amountUnits);
     const createdAt = this.now();
     const hold: Hold = { id: newId('hold'), accountId, amountUnits, expiresAt: createdAt + options.ttlMs };
-    await this.db.transaction(async (trx) => {
+    await this.inTransaction(options.within, async (trx) => {
       const updated = await trx('accounts')
         .where({ id: accountId })
         .andWhereRaw('balance_units - held_units >= ?', [amount])
@@ -112,10 +115,10 @@ export class Ledger {
    * capped at the held amount: the hold is the worst case the client was allowed to spend.
    * A zero actual cost writes no ledger row, it only releases.
    */
-  async settle(holdId: string, actualUnits: bigint, details: EntryDetails = {}): Promise<Settlement> {
+  async settle(holdId: string, actualUnits: bigint, details: EntryDetails & { within?: Knex.Transaction } = {}): Promise<Settlement> {
     if (actualUnits < 0n) throw new RangeError('an actual cost cannot be negative');
     const actual = unitsToSql(actualUnits);
-    return this.db.transaction(async (trx) => {
+    return this.inTransaction(details.within, async (trx) => {
       const closed: { account_id: string; amount_units: string | number; charged_units: string | number; model: string | null; request_id: string | null; description: string | null }[] =
         await trx('holds')
           .where({ id: holdId, status: 'active' })
@@ -150,8 +153,8 @@ export class Ledger {
   }
 
   /** Gives the held money back without charging. Returns false when the hold was already closed. */
-  async release(holdId: string): Promise<boolean> {
-    return this.db.transaction(async (trx) => {
+  async release(holdId: string, options: { within?: Knex.Transaction } = {}): Promise<boolean> {
+    return this.inTransaction(options.within, async (trx) => {
       const closed: { account_id: string; amount_units: string | number }[] = await trx('holds')
         .where({ id: holdId, status: 'active' })
         .update({ status: 'released', charged_units: 0, closed_at: this.now() })
@@ -175,6 +178,11 @@ export class Ledger {
     let released = 0;
     for (const { id } of expired) if (await this.release(id)) released++;
     return released;
+  }
+
+  /** Runs `work` in the caller's transaction when given one, else in a transaction of its own. */
+  private inTransaction<T>(within: Knex.Transaction | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return within ? work(within) : this.db.transaction(work);
   }
 
   async balance(accountId: string): Promise<BalanceSummary> {

@@ -42,7 +42,9 @@ export interface Config {
   readonly rateLimit: { readonly requestsPerMinute: number };
   readonly currency: { readonly usdRub: string };
   readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number };
-  readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean };
+  readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean; readonly retryDelaysMs: readonly number[]; readonly timeoutMs: number };
+  readonly jobs: { readonly tickMs: number; readonly leaseMs: number; readonly deadlineMs: number; readonly concurrency: number; readonly retentionMs: number };
+  readonly defaults: { readonly videoModel?: string; readonly videoUpscaleModel?: string; readonly musicModel?: string };
   readonly log: { readonly level: string };
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
@@ -212,7 +214,20 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
     currency: { usdRub: file.currency.usd_rub },
     holds: { ttlMs: parseDuration(file.holds.ttl), sweepIntervalMs: parseDuration(file.holds.sweep_interval) },
-    webhooks: { allowLoopback: file.webhooks.allow_loopback, allowPrivate: file.webhooks.allow_private },
+    webhooks: {
+      allowLoopback: file.webhooks.allow_loopback,
+      allowPrivate: file.webhooks.allow_private,
+      retryDelaysMs: file.webhooks.retry_delays.map(parseDuration),
+      timeoutMs: parseDuration(file.webhooks.timeout),
+    },
+    jobs: {
+      tickMs: parseDuration(file.jobs.tick),
+      leaseMs: parseDuration(file.jobs.lease),
+      deadlineMs: parseDuration(file.jobs.deadline),
+      concurrency: file.jobs.concurrency,
+      retentionMs: parseDuration(file.jobs.retention),
+    },
+    defaults: { videoModel: file.defaults.video_model, videoUpscaleModel: file.defaults.video_upscale_model, musicModel: file.defaults.music_model },
     log: { level: logLevel },
     providers,
     models: file.models,

@@ -174,6 +174,32 @@ export const configSchema = z.strictObject({
     .strictObject({
       allow_loopback: z.boolean().default(false),
       allow_private: z.boolean().default(false),
+      /** Waits between delivery attempts; the defaults (Standard Webhooks' schedule) span about 27 hours. */
+      retry_delays: z.array(durationString).min(1).max(50).default(['5s', '5m', '30m', '2h', '5h', '10h', '10h']),
+      /** One attempt's limit (connect + answer). */
+      timeout: durationString.default('15s'),
+    })
+    .prefault({}),
+  jobs: z
+    .strictObject({
+      /** How often the runner looks for due jobs and webhook deliveries. */
+      tick: durationString.default('500ms'),
+      /** A claimed job not touched for this long is taken over by another runner (its process died). */
+      lease: durationString.default('60s'),
+      /** A job not finished this long after it was created fails and its hold is released. */
+      deadline: durationString.default('2h'),
+      /** Jobs one runner works on at the same time. */
+      concurrency: z.number().int().min(1).max(200).default(16),
+      /** Generated videos and tracks stay downloadable this long (OpenAI's expires_at). */
+      retention: durationString.default('24h'),
+    })
+    .prefault({}),
+  /** The model a request gets when it names none (else the first enabled model of the type). */
+  defaults: z
+    .strictObject({
+      video_model: z.string().min(1).optional(),
+      video_upscale_model: z.string().min(1).optional(),
+      music_model: z.string().min(1).optional(),
     })
     .prefault({}),
   log: z
