@@ -31,9 +31,9 @@ export default class Serve extends GatewayCommand {
       const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
       services = await openServerServices(config, { processMetrics: true, logger });
       await services.db.migrate.latest();
-      const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port });
+      const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
       const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
-      services.logger.info({ url: server.url, database, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
+      services.logger.info({ url: server.url, database, jobRunner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
       if (flags.json) process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
       else process.stderr.write(`gateway listening on ${server.url} (API under ${server.url}/v1)\n`);
       const stop = (signal: string) => {

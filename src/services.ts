@@ -19,6 +19,8 @@ import { LocalBlobStore } from './storage/blob-store.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
+import { publicJobObject } from './jobs/job-object.js';
+import { JobStore } from './jobs/job-store.js';
 import { BatchedInserter, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
 export interface Services {
@@ -45,6 +47,8 @@ export interface ServerServices extends Services {
   readonly routeCooldowns: Map<string, number>;
   readonly files: Files;
   readonly generations: Generations;
+  /** Async jobs (video, video upscale, music): created by the routes, advanced by a JobRunner. */
+  readonly jobs: JobStore;
 }
 
 export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
@@ -64,6 +68,19 @@ export function openServices(config: Config, options: { logger?: Logger } = {}):
       await db.destroy();
     },
   };
+}
+
+/** The job store over a process's database (the CLI's `jobs` commands use it alone). */
+export function openJobStore(services: Services, generations = new Generations(services.db)): JobStore {
+  const { config } = services;
+  return new JobStore({
+    db: services.db,
+    ledger: services.ledger,
+    generations,
+    deadlineMs: config.jobs.deadlineMs,
+    leaseMs: config.jobs.leaseMs,
+    publicObject: (job) => publicJobObject(job, { fileTtlMs: config.storage.tempTtlMs }),
+  });
 }
 
 /** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
@@ -89,6 +106,8 @@ export async function openServerServices(
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = createKeyv<number>(config.cache.url, 'prefix');
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', base.logger);
+  const generations = new Generations(base.db);
+  const jobs = openJobStore(base, generations);
   const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', base.logger);
   return {
     ...base,
@@ -100,7 +119,8 @@ export async function openServerServices(
     prefixTracker: new PrefixTracker(prefixStore),
     routeCooldowns: new Map(),
     files: new Files(base.db, new LocalBlobStore(config.storage.dir), config.storage.tempTtlMs),
-    generations: new Generations(base.db),
+    generations,
+    jobs,
     async close() {
       await requestLog.flush();
       await usageRecords.flush();

@@ -8,6 +8,7 @@ import { KeyNotFoundError } from '../auth/api-keys.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountNotFoundError, InsufficientBalanceError } from '../billing/errors.js';
 import { MoneyFormatError } from '../billing/money.js';
+import { JobNotFoundError } from '../jobs/present.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { openServices, type Services } from '../services.js';
 
@@ -30,6 +31,7 @@ const userErrors = [
   InsufficientBalanceError,
   MoneyFormatError,
   RangeError,
+  JobNotFoundError,
 ];
 
 export abstract class GatewayCommand extends Command {

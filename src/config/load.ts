@@ -43,7 +43,7 @@ export interface Config {
   readonly currency: { readonly usdRub: string };
   readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number };
   readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean; readonly retryDelaysMs: readonly number[]; readonly timeoutMs: number };
-  readonly jobs: { readonly tickMs: number; readonly leaseMs: number; readonly deadlineMs: number; readonly concurrency: number; readonly retentionMs: number };
+  readonly jobs: { readonly tickMs: number; readonly leaseMs: number; readonly deadlineMs: number; readonly concurrency: number };
   readonly defaults: { readonly videoModel?: string; readonly videoUpscaleModel?: string; readonly musicModel?: string };
   readonly log: { readonly level: string };
   readonly providers: Readonly<Record<string, ProviderConfig>>;
@@ -225,7 +225,6 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       leaseMs: parseDuration(file.jobs.lease),
       deadlineMs: parseDuration(file.jobs.deadline),
       concurrency: file.jobs.concurrency,
-      retentionMs: parseDuration(file.jobs.retention),
     },
     defaults: { videoModel: file.defaults.video_model, videoUpscaleModel: file.defaults.video_upscale_model, musicModel: file.defaults.music_model },
     log: { level: logLevel },

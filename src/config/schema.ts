@@ -86,6 +86,8 @@ export const capabilitiesSchema = z.strictObject({
   durations: z.array(z.number().positive()).optional(),
   max_references: z.number().int().nonnegative().optional(),
   tracks: z.number().int().positive().optional(),
+  /** Music without vocals: the request's mode is ignored, no lyrics are sent. */
+  instrumental: z.boolean().optional(),
   voices: z.array(z.string()).optional(),
   formats: z.array(z.string()).optional(),
   dimensions: z.number().int().positive().optional(),
@@ -190,8 +192,6 @@ export const configSchema = z.strictObject({
       deadline: durationString.default('2h'),
       /** Jobs one runner works on at the same time. */
       concurrency: z.number().int().min(1).max(200).default(16),
-      /** Generated videos and tracks stay downloadable this long (OpenAI's expires_at). */
-      retention: durationString.default('24h'),
     })
     .prefault({}),
   /** The model a request gets when it names none (else the first enabled model of the type). */

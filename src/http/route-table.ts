@@ -15,6 +15,9 @@ import { createSpeech } from './routes/speech.js';
 import { createTranscription } from './routes/transcriptions.js';
 import { upscaleImage } from './routes/upscale.js';
 import { listHistory } from './routes/history.js';
+import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
+import { upscaleVideo } from './routes/video-upscale.js';
+import { createVideo, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
 
@@ -51,4 +54,17 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
   { method: 'POST', path: '/v1/audio/transcriptions', auth: 'key', scope: 'audio', body: 'multipart', handler: createTranscription },
   { method: 'POST', path: '/v1/embeddings', auth: 'key', scope: 'embeddings', body: 'json', handler: createEmbeddings },
+  // Async jobs. /v1/videos takes JSON or multipart (openai-node always sends multipart): the
+  // JSON parser leaves a multipart body unread and the handler streams it. Polling a job and
+  // downloading its result are not rate limited: they cost no upstream call, and a client
+  // pacing itself by openai-poll-after-ms would otherwise spend its whole allowance polling.
+  { method: 'POST', path: '/v1/videos', auth: 'key', scope: 'video', body: 'json', handler: createVideo },
+  { method: 'POST', path: '/v1/videos/price', auth: 'key', scope: 'video', body: 'json', handler: priceVideo },
+  { method: 'POST', path: '/v1/videos/upscale', auth: 'key', scope: 'video', body: 'multipart', handler: upscaleVideo },
+  { method: 'GET', path: '/v1/videos/:id', auth: 'key', rateLimited: false, scope: 'video', handler: retrieveVideo },
+  { method: 'GET', path: '/v1/videos/:id/content', auth: 'key', rateLimited: false, scope: 'video', handler: videoContent },
+  { method: 'POST', path: '/v1/audio/music', auth: 'key', scope: 'music', body: 'json', handler: createMusic },
+  { method: 'POST', path: '/v1/audio/music/price', auth: 'key', scope: 'music', body: 'json', handler: priceMusic },
+  { method: 'GET', path: '/v1/audio/music/:id', auth: 'key', rateLimited: false, scope: 'music', handler: retrieveMusic },
+  { method: 'GET', path: '/v1/audio/music/:id/content', auth: 'key', rateLimited: false, scope: 'music', handler: musicContent },
 ];

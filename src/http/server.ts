@@ -1,10 +1,11 @@
 // Runs the HTTP API and the background chores of a serving process: releasing expired
-// holds (crash recovery) and flushing last-used times. Stops gracefully: no new
+// holds (crash recovery), flushing last-used times and, unless disabled, the job runner. Stops gracefully: no new
 // connections, in-flight requests finish, queued writes are flushed.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServerServices } from '../services.js';
+import { createJobRunner } from '../jobs/runner.js';
 import { createApp } from './app.js';
 import type { RouteDefinition } from './route-table.js';
 
@@ -14,7 +15,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(services: ServerServices, options: { host: string; port: number; routes?: readonly RouteDefinition[] }): Promise<RunningServer> {
+export async function startServer(
+  services: ServerServices,
+  options: { host: string; port: number; routes?: readonly RouteDefinition[]; /** Also run a job runner in this process. */ jobRunner?: boolean },
+): Promise<RunningServer> {
   const app = createApp(services, options.routes);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common client/proxy idle timeouts
@@ -38,6 +42,8 @@ export async function startServer(services: ServerServices, options: { host: str
     }, 30_000),
   ];
   for (const chore of chores) chore.unref();
+  const runner = options.jobRunner ? createJobRunner(services) : undefined;
+  runner?.start();
 
   let stopping: Promise<void> | undefined;
   return {
@@ -46,6 +52,7 @@ export async function startServer(services: ServerServices, options: { host: str
     stop() {
       stopping ??= (async () => {
         for (const chore of chores) clearInterval(chore);
+        await runner?.stop(); // its steps end by storing their state; leases of unfinished work run out
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closed;

@@ -15,7 +15,9 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
   for (const provider of Object.values(providers)) {
     if (!provider.enabled) continue;
     const chat = provider.kind === 'openai' || provider.kind === 'anthropic' || provider.kind === 'openai-compatible' || provider.kind === 'sim';
-    const baseUrl = provider.kind === 'sim' ? simulatorUrl : (provider.baseUrl ?? defaultBaseUrls[provider.kind]);
+    // A `sim` provider with a base_url uses that simulator (`gateway simulate`, shared by several
+    // gateway processes); without one, the simulator this process started.
+    const baseUrl = provider.kind === 'sim' ? (provider.baseUrl ?? simulatorUrl) : (provider.baseUrl ?? defaultBaseUrls[provider.kind]);
     if (!baseUrl) continue;
     upstreams.set(provider.name, {
       name: provider.name,
@@ -31,5 +33,5 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
 }
 
 export function needsSimulator(providers: Readonly<Record<string, ProviderConfig>>): boolean {
-  return Object.values(providers).some((provider) => provider.kind === 'sim');
+  return Object.values(providers).some((provider) => provider.kind === 'sim' && provider.baseUrl === undefined);
 }

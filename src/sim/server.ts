@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { handleCountTokens, handleMessages } from './anthropic-messages.js';
 import { sendJson, type SimContext } from './context.js';
 import { anthropicErrorBody, openaiErrorBody, SimError } from './errors.js';
-import { mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from './media/routes.js';
+import { handleMediaGet, mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from './media/routes.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
@@ -28,7 +28,7 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-type Protocol = 'openai' | 'anthropic' | 'stability' | 'systemone';
+type Protocol = 'openai' | 'anthropic' | 'stability' | 'systemone' | 'suno';
 type Handler = (context: SimContext) => Promise<void> | void;
 
 /** Anthropic's own request limit; larger bodies get 413 before being parsed. */
@@ -55,7 +55,7 @@ function protocolOf(path: string): Protocol {
 }
 
 function errorBody(protocol: Protocol, error: SimError, requestId: string): unknown {
-  if (protocol === 'stability' || protocol === 'systemone') return mediaErrorBody(protocol, error, requestId);
+  if (protocol === 'stability' || protocol === 'systemone' || protocol === 'suno') return mediaErrorBody(protocol, error, requestId);
   return protocol === 'anthropic' ? anthropicErrorBody(error, requestId) : openaiErrorBody(error);
 }
 
@@ -88,7 +88,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = `req_sim${instance}${(++requestCount).toString(36).padStart(6, '0')}`;
     const watch = new ClientWatch(response);
-    const path = (request.url ?? '/').split('?', 1)[0]!;
+    const [path = '/', queryString = ''] = (request.url ?? '/').split('?', 2);
     const protocol = protocolOf(path);
     const reply = { response, requestId, watch };
     try {
@@ -100,6 +100,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
         const model = path.startsWith('/v1/models/') ? decodeURIComponent(path.slice('/v1/models/'.length)) : undefined;
         if (model !== undefined && simulatedModels.includes(model)) return sendJson(reply, 200, modelInfo(model));
+        // Job polls and result downloads (videos, music, video upscale).
+        if (handleMediaGet({ request, response, body: null, seed: '', requestId, watch, signingSecret, cache }, path, new URLSearchParams(queryString))) return;
       }
       const route = postRoutes[path];
       if (!route) throw new SimError(404, `no route for ${request.method} ${path}`, null, protocol === 'anthropic' ? 'not_found_error' : 'invalid_request_error');

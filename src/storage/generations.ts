@@ -1,20 +1,81 @@
-// The generation history (images now; videos and music with the jobs): what was asked, of
-// which model, what it cost, and the file it produced. The history endpoints come with the
-// files issue; the records start with the first generating endpoint.
+// The generation history (GET /v1/generations): what was asked of which model, its status,
+// what it cost and the files it produced. Each type (image, video, music) numbers its own
+// entries 1, 2, 3…: the public id. Synchronous images are recorded completed; async jobs are
+// recorded queued at submit and updated in their terminal transaction.
 import type { Knex } from 'knex';
-import { unitsToSql } from '../billing/money.js';
-import { newId } from '../util/ids.js';
+import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { decodeIdCursor, encodeIdCursor } from './cursor.js';
+
+export const generationTypes = ['image', 'video', 'music'] as const;
+export type GenerationType = (typeof generationTypes)[number];
 
 export interface GenerationRecord {
   readonly accountId: string;
   readonly keyId: string;
-  readonly type: 'image' | 'video' | 'music';
+  readonly type: GenerationType;
   readonly model: string;
   readonly prompt: string | null;
   readonly chargedUnits: bigint;
-  readonly fileId: string | null;
+  readonly fileIds: readonly number[];
   readonly requestId: string;
+  /** Default completed. */
+  readonly status?: string;
+  readonly jobId?: string | null;
 }
+
+export interface Generation {
+  readonly rowId: number;
+  readonly type: GenerationType;
+  readonly number: number;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly jobId: string | null;
+  readonly model: string;
+  readonly prompt: string | null;
+  readonly status: string;
+  readonly chargedUnits: bigint;
+  readonly fileIds: readonly number[];
+  readonly requestId: string;
+  readonly createdAt: number;
+}
+
+function generationFromRow(row: Record<string, unknown>): Generation {
+  return {
+    rowId: Number(row.row_id),
+    type: row.type as GenerationType,
+    number: Number(row.number),
+    accountId: String(row.account_id),
+    keyId: String(row.key_id),
+    jobId: (row.job_id as string | null) ?? null,
+    model: String(row.model),
+    prompt: (row.prompt as string | null) ?? null,
+    status: String(row.status),
+    chargedUnits: unitsFromSql(row.charged_units as string | number),
+    fileIds: JSON.parse(String(row.file_ids)) as number[],
+    requestId: String(row.request_id),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** The public JSON of a history entry. */
+export function publicGeneration(generation: Generation): Record<string, unknown> {
+  return {
+    id: generation.number,
+    object: 'generation',
+    type: generation.type,
+    model: generation.model,
+    prompt: generation.prompt,
+    status: generation.status === 'cancelled' ? 'failed' : generation.status,
+    charged_rub: formatRub(generation.chargedUnits),
+    created_at: Math.floor(generation.createdAt / 1000),
+    file_ids: generation.fileIds,
+    job_id: generation.jobId,
+  };
+}
+
+/** Attempts at a number before giving up (only concurrent inserts of one type collide). */
+const numberingAttempts = 8;
 
 export class Generations {
   constructor(
@@ -22,20 +83,70 @@ export class Generations {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async record(records: readonly GenerationRecord[]): Promise<string[]> {
-    const rows = records.map((record) => ({
-      id: newId('gen'),
-      account_id: record.accountId,
-      key_id: record.keyId,
-      type: record.type,
-      model: record.model,
-      prompt: record.prompt,
-      charged_units: unitsToSql(record.chargedUnits),
-      file_id: record.fileId,
-      request_id: record.requestId,
-      created_at: this.now(),
-    }));
-    if (rows.length > 0) await this.db('generations').insert(rows);
-    return rows.map((row) => row.id);
+  /**
+   * Records entries; returns their per-type numbers. A number is max+1 of its type, taken in
+   * the INSERT itself; two concurrent inserts of one type collide on the unique (type, number)
+   * index and the loser retries — inside a savepoint when `within` is a transaction, so the
+   * caller's transaction survives the collision (PostgreSQL aborts a transaction on an error).
+   */
+  async record(records: readonly GenerationRecord[], options: { within?: Knex.Transaction } = {}): Promise<number[]> {
+    const numbers: number[] = [];
+    for (const record of records) numbers.push(await this.recordOne(record, options.within));
+    return numbers;
+  }
+
+  private async recordOne(record: GenerationRecord, within: Knex.Transaction | undefined): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (within ?? this.db).transaction(async (trx) => {
+          const next = await trx('generations').where({ type: record.type }).max({ top: 'number' }).first();
+          const number = Number(next?.top ?? 0) + 1;
+          await trx('generations').insert({
+            type: record.type,
+            number,
+            account_id: record.accountId,
+            key_id: record.keyId,
+            job_id: record.jobId ?? null,
+            model: record.model,
+            prompt: record.prompt,
+            status: record.status ?? 'completed',
+            charged_units: unitsToSql(record.chargedUnits),
+            file_ids: JSON.stringify(record.fileIds),
+            request_id: record.requestId,
+            created_at: this.now(),
+          });
+          return number;
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= numberingAttempts) throw error;
+      }
+    }
+  }
+
+  /** The terminal state of an async job's entry. */
+  async updateForJob(jobId: string, update: { status: string; chargedUnits?: bigint; fileIds?: readonly number[] }, options: { within?: Knex.Transaction } = {}): Promise<void> {
+    await (options.within ?? this.db)('generations')
+      .where({ job_id: jobId })
+      .update({
+        status: update.status,
+        ...(update.chargedUnits !== undefined ? { charged_units: unitsToSql(update.chargedUnits) } : {}),
+        ...(update.fileIds !== undefined ? { file_ids: JSON.stringify(update.fileIds) } : {}),
+      });
+  }
+
+  /** Newest first, optionally of one type. */
+  async list(accountId: string, options: { type?: GenerationType; cursor?: string; limit: number }): Promise<{ items: Generation[]; nextCursor: string | null }> {
+    const query = this.db('generations').where({ account_id: accountId }).orderBy('row_id', 'desc').limit(options.limit + 1);
+    if (options.type) query.andWhere({ type: options.type });
+    if (options.cursor) query.andWhere('row_id', '<', decodeIdCursor('gen', options.cursor));
+    const rows = await query;
+    const items = rows.slice(0, options.limit).map(generationFromRow);
+    return { items, nextCursor: rows.length > options.limit ? encodeIdCursor('gen', items.at(-1)!.rowId) : null };
+  }
+
+  async get(accountId: string, type: GenerationType, number: number): Promise<Generation | undefined> {
+    if (!Number.isSafeInteger(number) || number <= 0) return undefined;
+    const row = await this.db('generations').where({ account_id: accountId, type, number }).first();
+    return row ? generationFromRow(row) : undefined;
   }
 }

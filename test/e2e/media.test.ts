@@ -38,7 +38,7 @@ testOnBackends('images: n=2 gives two decodable PNGs, two images charged exactly
   t.is(history.length, 2);
   t.is(history[0].prompt, 'a red lighthouse');
   t.is(BigInt(history[0].charged_units), 150_300n);
-  const files = await database.db('files').whereIn('id', history.map((h: any) => h.file_id));
+  const files = await database.db('files').whereIn('id', history.flatMap((h: any) => JSON.parse(h.file_ids)));
   t.is(files.length, 2);
   t.true(files.every((f: any) => f.media_type === 'image/png' && Number(f.bytes) > 0));
   t.is((await gateway.services.ledger.balance(client.accountId)).heldUnits, 0n);

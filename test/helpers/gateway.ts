@@ -17,6 +17,8 @@ export const exampleConfigPath = path.join(installRoot, 'config', 'gateway.examp
 
 export interface TestGateway {
   readonly url: string;
+  /** Stops the server (and its job runner) before the test's end. */
+  stop(): Promise<void>;
   readonly services: ServerServices;
   /** Creates an account with `balanceRubUnits` and a key; returns both. */
   newClient(options?: { balanceUnits?: bigint; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
@@ -27,7 +29,7 @@ let clients = 0;
 export async function startGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown; rateLimiter?: RateLimiter } = {},
+  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown; rateLimiter?: RateLimiter; /** Run a job runner in the gateway, as `serve` does. */ jobRunner?: boolean } = {},
 ): Promise<TestGateway> {
   const env: NodeJS.ProcessEnv = {
     GATEWAY_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-data-')),
@@ -39,11 +41,12 @@ export async function startGateway(
   const raw = (options.raw ?? parse(readFileSync(exampleConfigPath, 'utf8'))) as Record<string, any>;
   const config = loadConfig({ raw: { ...raw, database: { ...raw.database, pool_max: 3 } }, env });
   const services = await openServerServices(config, { logger: pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
-  const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes });
+  const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes, jobRunner: options.jobRunner });
   t.teardown(() => server.stop());
   return {
     url: server.url,
     services,
+    stop: () => server.stop(),
     async newClient({ balanceUnits = 0n, scopes, rpm } = {}) {
       const account = await services.accounts.create(`client-${process.pid}-${clients++}`);
       if (balanceUnits > 0n) await services.ledger.credit(account.id, balanceUnits, 'topup');

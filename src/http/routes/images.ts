@@ -151,7 +151,7 @@ export async function recordImages(
       model: context.model,
       prompt: context.prompt,
       chargedUnits: imagesPriceUnits(context.unitPrice, 1),
-      fileId: file.id,
+      fileIds: [file.id],
       requestId: context.requestId,
     });
   }

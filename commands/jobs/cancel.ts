@@ -1,0 +1,23 @@
+import { Args } from '@oclif/core';
+import { GatewayCommand } from '../../src/cli/base-command.js';
+import { JobNotFoundError, presentJob } from '../../src/jobs/present.js';
+import { openJobStore } from '../../src/services.js';
+
+export default class JobsCancel extends GatewayCommand {
+  static override description = 'Cancel a queued or running job: its hold is released, nothing is charged (the upstream may still finish its part)';
+  static override args = { id: Args.string({ description: 'job id (video_… or music_…)', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(JobsCancel);
+    await this.runWithServices(flags, async (services) => {
+      const store = openJobStore(services);
+      const before = await store.get(null, args.id);
+      if (!before) throw new JobNotFoundError(args.id);
+      const cancelled = await store.cancel(args.id);
+      const job = (await store.get(null, args.id))!;
+      const json = { ...presentJob(job, services.config.storage.tempTtlMs), cancelled };
+      const text = cancelled ? `cancelled ${job.id}; hold released` : `${job.id} had already ended (${job.status}); nothing changed`;
+      return { json, text, exitCode: cancelled ? 0 : 1 };
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { GatewayCommand } from '../../src/cli/base-command.js';
+import { publicJobObject } from '../../src/jobs/job-object.js';
+import type { JobKind } from '../../src/model/jobs.js';
+import { openJobStore } from '../../src/services.js';
+
+const kindsOfType: Record<string, JobKind[]> = { video: ['video', 'video_upscale'], music: ['music'] };
+
+export default class JobsList extends GatewayCommand {
+  static override description = 'List async jobs (videos, video upscales, music), newest first';
+  static override examples = ['<%= config.bin %> jobs ls', '<%= config.bin %> jobs ls --status in_progress --type video --json'];
+  static override flags = {
+    status: Flags.string({ description: 'only jobs in this status', options: ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] }),
+    type: Flags.string({ description: 'only videos (incl. upscales) or music', options: ['video', 'music'] }),
+    account: Flags.string({ description: 'only this account (id or name)' }),
+    limit: Flags.integer({ description: 'at most this many', default: 50, min: 1, max: 1000 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(JobsList);
+    await this.runWithServices(flags, async (services) => {
+      const account = flags.account ? await services.accounts.find(flags.account) : undefined;
+      const jobs = await openJobStore(services).list({
+        accountId: account?.id,
+        status: flags.status as never,
+        kind: flags.type ? kindsOfType[flags.type] : undefined,
+        limit: flags.limit,
+      });
+      const json = jobs.map((job) => ({ ...publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs }), kind: job.kind, account_id: job.accountId }));
+      const text =
+        jobs.length === 0
+          ? 'no jobs'
+          : jobs.map((job) => `${job.id}  ${job.kind.padEnd(13)} ${job.status.padEnd(11)} ${String(job.progress).padStart(3)}%  ${job.model}  ${new Date(job.createdAt).toISOString()}`).join('\n');
+      return { json, text };
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import { GatewayCommand } from '../src/cli/base-command.js';
+import { createJobRunner } from '../src/jobs/runner.js';
+import { createLogger } from '../src/observability/logger.js';
+import { openServerServices } from '../src/services.js';
+
+export default class Worker extends GatewayCommand {
+  static override description =
+    'Run the job runner alone (no HTTP API): it advances async jobs, delivers webhooks and removes expired files. Run as many as you like against one PostgreSQL database; each job is worked on by one runner at a time.';
+  static override examples = ['<%= config.bin %> worker', 'GATEWAY_DATABASE_URL=postgres://gateway@db/gateway <%= config.bin %> worker'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Worker);
+    this.jsonOutput = flags.json;
+    let services;
+    try {
+      const config = this.loadConfiguration(flags.config);
+      const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
+      services = await openServerServices(config, { logger });
+      await services.db.migrate.latest();
+      const runner = createJobRunner(services);
+      runner.start();
+      // Holds of crashed requests are released here too, so a worker-only host recovers them.
+      const sweeper = setInterval(() => {
+        services!.ledger.releaseExpired().catch((error: unknown) => services!.logger.error({ err: error }, 'hold sweeper failed'));
+      }, config.holds.sweepIntervalMs);
+      services.logger.info({ runner: runner.owner, concurrency: config.jobs.concurrency }, 'job runner started');
+      if (flags.json) process.stdout.write(`${JSON.stringify({ runner: runner.owner, pid: process.pid })}\n`);
+      else process.stderr.write(`gateway worker ${runner.owner} running (Ctrl-C to stop)\n`);
+      const stop = (signal: string) => {
+        services!.logger.info({ signal }, 'stopping');
+        clearInterval(sweeper);
+        runner
+          .stop()
+          .then(() => services!.close())
+          .then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    } catch (error) {
+      await services?.close().catch(() => undefined);
+      this.fail(error);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// Serving stored bytes with HTTP Range (RFC 9110 §14): one `bytes=` range per request —
+// `a-b`, open-ended `a-`, suffix `-n` — answered 206 with Content-Range; an unsatisfiable
+// range is 416 with `bytes */N`; several ranges get the whole file (200), which the RFC
+// allows and keeps us out of multipart/byteranges. `If-Range` with the current ETag (or a
+// date not older than Last-Modified) honours the range, anything else sends the whole file.
+import type { Context } from './state.js';
+
+export interface Content {
+  readonly data: Uint8Array;
+  readonly mediaType: string;
+  readonly lastModifiedMs: number;
+  /** A strong ETag, quoted. */
+  readonly etag: string;
+  readonly filename?: string;
+}
+
+/** [start, end] inclusive, 'unsatisfiable', or undefined (no usable single range: whole file). */
+export function parseRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return undefined; // several ranges, other units or garbage: ignored
+  const [, first, last] = match;
+  if (first === '' && last === '') return undefined;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0) return 'unsatisfiable';
+    return [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(first);
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (start >= size || start > end) return 'unsatisfiable';
+  return [start, end];
+}
+
+function ifRangeHolds(ifRange: string | undefined, content: Content): boolean {
+  if (ifRange === undefined) return true;
+  const value = ifRange.trim();
+  if (value.startsWith('"') || value.startsWith('W/')) return value === content.etag;
+  const date = Date.parse(value);
+  // HTTP dates have whole seconds: the file counts as unmodified when modified within that second.
+  return Number.isFinite(date) && Math.floor(content.lastModifiedMs / 1000) * 1000 <= date;
+}
+
+export function sendContent(ctx: Context, content: Content): void {
+  const size = content.data.byteLength;
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('ETag', content.etag);
+  ctx.set('Last-Modified', new Date(content.lastModifiedMs).toUTCString());
+  if (content.filename) ctx.set('Content-Disposition', `inline; filename="${content.filename.replace(/[^\w.-]/g, '_')}"`);
+  const range = ifRangeHolds(ctx.get('if-range') || undefined, content) ? parseRange(ctx.get('range') || undefined, size) : undefined;
+  if (range === 'unsatisfiable') {
+    ctx.status = 416;
+    ctx.set('Content-Range', `bytes */${size}`);
+    ctx.body = ''; // not null: Koa would turn a null body into a 204
+    return;
+  }
+  ctx.type = content.mediaType;
+  if (range === undefined) {
+    ctx.status = 200;
+    ctx.body = Buffer.from(content.data.buffer, content.data.byteOffset, size);
+    return;
+  }
+  const [start, end] = range;
+  ctx.status = 206;
+  ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
+  ctx.body = Buffer.from(content.data.buffer, content.data.byteOffset + start, end - start + 1);
+}

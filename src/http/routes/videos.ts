@@ -1,0 +1,192 @@
+// POST /v1/videos (JSON, or multipart as openai-node always sends), POST /v1/videos/price,
+// GET /v1/videos/{id}, GET /v1/videos/{id}/content. A video is an async job: the create call
+// holds the price and answers the queued Video object (or, with `wait`, the finished one).
+import { z } from 'zod';
+import { formatRub } from '../../billing/money.js';
+import { videoPriceUnits } from '../../billing/job-pricing.js';
+import { convertDecimal } from '../../billing/pricing.js';
+import { imageType } from '../../media/inspect.js';
+import { publicJobObject } from '../../jobs/job-object.js';
+import type { Job } from '../../jobs/job.js';
+import type { InputFile } from '../../model/media.js';
+import { resolveJobModel, submitJob, validateWebhookUrl } from '../../pipeline/jobs.js';
+import type { ServerServices } from '../../services.js';
+import { invalid, validate } from '../../validation/zod-details.js';
+import { ApiError } from '../errors.js';
+import { readMultipart } from '../multipart.js';
+import { sendContent } from '../range.js';
+import type { Context, Handler } from '../state.js';
+import { jobControlFields, respondWithJob } from './job-responses.js';
+
+/** A reference image may be this large (OpenAI's own limit for input_reference). */
+const maxReferenceBytes = 25 * 1024 * 1024;
+
+const videoFields = z.object({
+  // The spec's pages give 1–4000 and 1–32000; the wider bound is taken so no valid prompt is refused.
+  prompt: z.string().min(1).max(32_000),
+  model: z.string().min(1).optional(),
+  seconds: z.union([z.string().regex(/^\d{1,3}$/, 'expected whole seconds such as "4"'), z.number().int().positive().max(600)]).optional(),
+  size: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected a size "<width>x<height>" such as "1280x720"').optional(),
+  seed: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+  input_reference: z.object({ file_id: z.coerce.number().int().positive().optional(), image_url: z.string().optional() }).strict().optional(),
+  ...jobControlFields,
+});
+type VideoFields = z.output<typeof videoFields>;
+
+/** Multipart scalars are strings: the same schema after turning "true"/"false" into booleans. */
+function formToFields(form: Record<string, string>): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...form };
+  if (form.wait !== undefined) fields.wait = form.wait === 'true' || form.wait === '1';
+  if (form.wait_timeout !== undefined) fields.wait_timeout = Number(form.wait_timeout);
+  if (form['input_reference[file_id]'] !== undefined || form['input_reference[image_url]'] !== undefined) {
+    fields.input_reference = { file_id: form['input_reference[file_id]'], image_url: form['input_reference[image_url]'] };
+    delete fields['input_reference[file_id]'];
+    delete fields['input_reference[image_url]'];
+  }
+  return fields;
+}
+
+interface VideoQuote {
+  readonly fields: VideoFields;
+  readonly modelId: string;
+  readonly deprecated: boolean;
+  readonly seconds: number;
+  readonly size: string;
+  readonly references: number;
+  readonly priceUnits: bigint;
+}
+
+function quoteVideo(services: ServerServices, fields: VideoFields, references: number): VideoQuote {
+  const { model, deprecated } = resolveJobModel(services, fields.model, 'video', services.config.defaults.videoModel, (candidate) => candidate.config.pricing.per_second !== undefined);
+  const capabilities = model.config.capabilities;
+  const seconds = fields.seconds === undefined ? (capabilities.durations?.[0] ?? 4) : Number(fields.seconds);
+  if (capabilities.durations && !capabilities.durations.includes(seconds)) {
+    throw invalid(['body', 'seconds'], `Input should be ${capabilities.durations.map((d) => `'${d}'`).join(', ')} for ${model.id}`, fields.seconds, 'enum');
+  }
+  const size = fields.size ?? capabilities.sizes?.[0] ?? '720x1280';
+  if (capabilities.sizes && !capabilities.sizes.includes(size)) {
+    throw invalid(['body', 'size'], `Input should be ${capabilities.sizes.map((s) => `'${s}'`).join(', ')} for ${model.id}`, size, 'enum');
+  }
+  const maxReferences = capabilities.references ? (capabilities.max_references ?? 1) : 0;
+  if (references > maxReferences) throw invalid(['body', 'input_reference'], `${model.id} takes at most ${maxReferences} reference image(s)`);
+  const priceUnits = videoPriceUnits(model.config.pricing, { seconds, size, references });
+  if (priceUnits === undefined) throw invalid(['body', 'size'], `${model.id} has no price for ${size}`, size);
+  return { fields, modelId: model.id, deprecated, seconds, size, references, priceUnits };
+}
+
+/** Reads the body in either encoding: fields, and the uploaded reference image if any. */
+async function readVideoRequest(ctx: Context): Promise<{ fields: VideoFields; upload?: InputFile }> {
+  if (ctx.is('multipart/form-data')) {
+    const form = await readMultipart(ctx, { maxFileBytes: maxReferenceBytes, maxFiles: 1 });
+    const fields = validate(videoFields, formToFields(form.fields), 'body');
+    const upload = form.files.find((entry) => entry.field === 'input_reference')?.file;
+    if (form.files.some((entry) => entry.field !== 'input_reference')) throw invalid(['body', form.files[0]!.field], 'the only file field is input_reference');
+    return { fields, upload };
+  }
+  return { fields: validate(videoFields, ctx.request.body ?? {}, 'body') };
+}
+
+function referenceCount(fields: VideoFields, upload: InputFile | undefined): number {
+  if (fields.input_reference?.image_url !== undefined) {
+    throw invalid(['body', 'input_reference', 'image_url'], 'image URLs are not fetched by this gateway: upload the image as input_reference, or give {file_id} of a stored file', fields.input_reference.image_url);
+  }
+  return (upload ? 1 : 0) + (fields.input_reference?.file_id !== undefined ? 1 : 0);
+}
+
+export const priceVideo: Handler = async (ctx, services) => {
+  const { fields, upload } = await readVideoRequest(ctx);
+  const quote = quoteVideo(services, fields, referenceCount(fields, upload));
+  ctx.state.model = quote.modelId;
+  const priceRub = formatRub(quote.priceUnits);
+  ctx.body = {
+    object: 'video.price',
+    model: quote.modelId,
+    seconds: String(quote.seconds),
+    size: quote.size,
+    references: quote.references,
+    price_rub: priceRub,
+    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
+  };
+};
+
+export const createVideo: Handler = async (ctx, services) => {
+  const { fields, upload } = await readVideoRequest(ctx);
+  const quote = quoteVideo(services, fields, referenceCount(fields, upload));
+  ctx.state.model = quote.modelId;
+  await validateWebhookUrl(services, fields.webhook_url);
+  const apiKey = ctx.state.apiKey!;
+  let referenceFileId: number | undefined = fields.input_reference?.file_id;
+  let referenceSha: string | undefined;
+  if (referenceFileId !== undefined) {
+    const file = await services.files.get(apiKey.accountId, referenceFileId);
+    if (!file || !file.mediaType.startsWith('image/')) throw invalid(['body', 'input_reference', 'file_id'], `no image file ${referenceFileId} in this account`, referenceFileId);
+    referenceSha = file.sha256;
+  }
+  if (upload) {
+    const type = imageType(upload.data);
+    if (!type) throw invalid(['body', 'input_reference'], `"${upload.filename}" is not a PNG, JPEG or WebP image`);
+    const file = await services.files.save(apiKey.accountId, 'upload', type, upload.data, { filename: upload.filename });
+    referenceFileId = file.id;
+    referenceSha = file.sha256;
+  }
+  const request = { prompt: fields.prompt, seconds: quote.seconds, size: quote.size, seed: fields.seed, reference_file_id: referenceFileId };
+  const { job } = await submitJob(services, {
+    kind: 'video',
+    endpoint: 'videos',
+    accountId: apiKey.accountId,
+    keyId: apiKey.id,
+    model: quote.modelId,
+    request,
+    // The same request is the same prompt, options and reference bytes (not the upload's new file id).
+    identity: { ...request, reference_file_id: undefined, reference: referenceSha, webhook_url: fields.webhook_url, model: quote.modelId },
+    idempotencyKey: fields.idempotency_key,
+    holdUnits: quote.priceUnits,
+    webhookUrl: fields.webhook_url,
+    requestId: ctx.state.requestId,
+    prompt: fields.prompt,
+    description: `video ${quote.modelId} ${quote.seconds}s ${quote.size}`,
+  });
+  if (quote.deprecated) markDeprecated(ctx, services, fields.model, quote.modelId);
+  await respondWithJob(ctx, services, job, fields);
+};
+
+/** The model name used belongs to another catalog (or is deprecated): still served, but say so. */
+export function markDeprecated(ctx: Context, services: ServerServices, requested: string | undefined, served: string): void {
+  ctx.set('Deprecation', 'true');
+  services.logger.warn({ requestId: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
+}
+
+/** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
+export async function ownJob(ctx: Context, services: ServerServices, kinds: readonly Job['kind'][], noun: string): Promise<Job> {
+  const job = await services.jobs.get(ctx.state.apiKey!.accountId, ctx.params.id ?? '');
+  if (!job || !kinds.includes(job.kind)) throw new ApiError(404, `No ${noun} found with id '${ctx.params.id}'.`, { code: 'not_found', type: 'invalid_request_error' });
+  return job;
+}
+
+export const retrieveVideo: Handler = async (ctx, services) => {
+  const job = await ownJob(ctx, services, ['video', 'video_upscale'], 'video');
+  ctx.state.model = job.model;
+  // Pollers (openai-python's poll helper, openai-node's pollers) pace themselves by this header.
+  if (job.status === 'queued' || job.status === 'in_progress') ctx.set('openai-poll-after-ms', '1000');
+  ctx.body = publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs });
+};
+
+/** Serves the n-th result file of a completed job, with Range; 409 before completion. */
+export async function sendJobFile(ctx: Context, services: ServerServices, job: Job, index: number, noun: string): Promise<void> {
+  if (job.status !== 'completed') {
+    throw new ApiError(409, `The ${noun} is not ready: its status is ${job.status === 'cancelled' ? 'failed (cancelled)' : job.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
+  }
+  const fileId = job.result?.fileIds[index];
+  if (fileId === undefined) throw new ApiError(404, `The ${noun} has no file at index ${index}.`, { code: 'not_found', type: 'invalid_request_error' });
+  const file = await services.files.get(job.accountId, fileId);
+  if (!file) throw new ApiError(404, `The ${noun}'s content has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
+  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+}
+
+export const videoContent: Handler = async (ctx, services) => {
+  const job = await ownJob(ctx, services, ['video', 'video_upscale'], 'video');
+  ctx.state.model = job.model;
+  const variant = ctx.query.variant ?? 'video';
+  if (variant !== 'video') throw invalid(['query', 'variant'], `only the "video" variant is stored by this gateway`, variant);
+  await sendJobFile(ctx, services, job, 0, 'video');
+};

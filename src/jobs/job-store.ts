@@ -1,0 +1,328 @@
+// The durable side of async jobs. Every state change is one conditional statement or one
+// transaction, so that with any number of runners (and `kill -9` at any point):
+// - a job is created together with its hold (one transaction), once per idempotency key;
+// - a runner works on a job only while it holds the job's lease (claimed by one UPDATE —
+//   PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite a single write statement, which takes the
+//   database's write lock for its whole duration like BEGIN IMMEDIATE);
+// - a job ends once: the terminal update is conditional on the job still being active, and
+//   the settle or release of its hold, its generation record and its webhook are written in
+//   the same transaction — all of them or none.
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { HoldClosedError } from '../billing/errors.js';
+import type { Ledger } from '../billing/ledger.js';
+import { unitsToSql } from '../billing/money.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { JobKind, JobStatus } from '../model/jobs.js';
+import type { Generations, GenerationType } from '../storage/generations.js';
+import { newId } from '../util/ids.js';
+import { activeStatuses, type Job, jobFromRow, type JobResult } from './job.js';
+import { enqueueWebhook } from './webhooks.js';
+
+export class IdempotencyConflictError extends Error {
+  constructor(readonly key: string) {
+    super(`idempotency_key "${key}" was already used with a different request body`);
+    this.name = 'IdempotencyConflictError';
+  }
+}
+
+export interface NewJob {
+  readonly kind: JobKind;
+  /** Idempotency scope and id prefix: "videos", "videos/upscale", "audio/music". */
+  readonly endpoint: string;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly model: string;
+  /** The validated request as the runner will send it (file inputs by file id). */
+  readonly request: Record<string, unknown>;
+  /** What identifies "the same request" for idempotency (defaults to `request`). */
+  readonly identity?: unknown;
+  readonly idempotencyKey?: string;
+  readonly holdUnits: bigint;
+  readonly webhookUrl?: string;
+  readonly requestId: string;
+  readonly prompt: string | null;
+  readonly description: string;
+}
+
+export interface JobStoreOptions {
+  readonly db: Knex;
+  readonly ledger: Ledger;
+  readonly generations: Generations;
+  /** A job not finished this long after creation fails. */
+  readonly deadlineMs: number;
+  /** How long a claim lasts without being renewed. */
+  readonly leaseMs: number;
+  /** Builds the webhook payload (the public job object) at the terminal state. */
+  readonly publicObject: (job: Job) => unknown;
+  readonly now?: () => number;
+}
+
+/** Where a terminal job's generation record goes. */
+const generationTypes: Record<JobKind, GenerationType> = { video: 'video', video_upscale: 'video', music: 'music' };
+
+const idPrefixes: Record<JobKind, string> = { video: 'video', video_upscale: 'video', music: 'music' };
+
+/** The prompt as the client sent it (the generation history shows it as stored). */
+function promptOf(job: Job): string | null {
+  return typeof job.request.prompt === 'string' ? job.request.prompt : null;
+}
+
+/** A stable hash of a JSON value: object keys sorted, so field order does not matter. */
+export function canonicalHash(value: unknown): string {
+  const canonical = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(canonical);
+    if (item && typeof item === 'object') {
+      return Object.fromEntries(
+        Object.keys(item)
+          .sort()
+          .filter((key) => (item as Record<string, unknown>)[key] !== undefined)
+          .map((key) => [key, canonical((item as Record<string, unknown>)[key])]),
+      );
+    }
+    return item;
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+}
+
+export class JobStore {
+  private readonly db: Knex;
+  private readonly now: () => number;
+
+  constructor(private readonly options: JobStoreOptions) {
+    this.db = options.db;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Creates the job and its hold in one transaction, or — for an idempotency key already used
+   * on this endpoint by this account — returns the job it created (`created: false`), or
+   * throws IdempotencyConflictError when the body differs. Concurrent duplicates race on the
+   * unique index: the losers roll back (their hold with them) and return the winner's job.
+   */
+  async create(input: NewJob): Promise<{ job: Job; created: boolean }> {
+    const requestHash = canonicalHash(input.identity ?? input.request);
+    if (input.idempotencyKey !== undefined) {
+      const existing = await this.findByIdempotencyKey(input, requestHash);
+      if (existing) return { job: existing, created: false };
+    }
+    const now = this.now();
+    const id = newId(idPrefixes[input.kind]);
+    try {
+      await this.db.transaction(async (trx) => {
+        const hold =
+          input.holdUnits > 0n
+            ? await this.options.ledger.hold(input.accountId, input.holdUnits, {
+                // Outlives the job's deadline: the runner fails the job (and releases) first.
+                ttlMs: this.options.deadlineMs + 4 * this.options.leaseMs,
+                within: trx,
+                model: input.model,
+                requestId: input.requestId,
+                description: input.description,
+              })
+            : undefined;
+        await trx('jobs').insert({
+          id,
+          kind: input.kind,
+          account_id: input.accountId,
+          key_id: input.keyId,
+          model: input.model,
+          status: 'queued',
+          progress: 0,
+          request: JSON.stringify(input.request),
+          request_hash: requestHash,
+          idempotency_key: input.idempotencyKey ?? null,
+          endpoint: input.endpoint,
+          hold_id: hold?.id ?? null,
+          hold_units: unitsToSql(input.holdUnits),
+          charged_units: 0,
+          polls: 0,
+          next_run_at: now,
+          deadline_at: now + this.options.deadlineMs,
+          webhook_url: input.webhookUrl ?? null,
+          request_id: input.requestId,
+          created_at: now,
+          updated_at: now,
+        });
+      });
+    } catch (error) {
+      if (input.idempotencyKey !== undefined && isUniqueViolation(error)) {
+        const existing = await this.findByIdempotencyKey(input, requestHash);
+        if (existing) return { job: existing, created: false };
+      }
+      throw error;
+    }
+    // The history entry is written after the job: a crash in between loses only the
+    // in-progress line of the history, which the terminal update writes again (see finish).
+    await this.options.generations.record([
+      {
+        accountId: input.accountId,
+        keyId: input.keyId,
+        type: generationTypes[input.kind],
+        model: input.model,
+        prompt: input.prompt,
+        chargedUnits: 0n,
+        fileIds: [],
+        requestId: input.requestId,
+        status: 'queued',
+        jobId: id,
+      },
+    ]);
+    return { job: (await this.get(null, id))!, created: true };
+  }
+
+  private async findByIdempotencyKey(input: NewJob, requestHash: string): Promise<Job | undefined> {
+    const row = await this.db('jobs').where({ account_id: input.accountId, endpoint: input.endpoint, idempotency_key: input.idempotencyKey }).first();
+    if (!row) return undefined;
+    const job = jobFromRow(row);
+    if (job.requestHash !== requestHash) throw new IdempotencyConflictError(input.idempotencyKey!);
+    return job;
+  }
+
+  /** The job, if it belongs to `accountId` (null: any account, for the CLI). */
+  async get(accountId: string | null, id: string): Promise<Job | undefined> {
+    const query = this.db('jobs').where({ id });
+    if (accountId !== null) query.andWhere({ account_id: accountId });
+    const row = await query.first();
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  async list(filter: { accountId?: string; status?: JobStatus; kind?: JobKind[]; limit: number }): Promise<Job[]> {
+    const query = this.db('jobs').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit);
+    if (filter.accountId) query.where({ account_id: filter.accountId });
+    if (filter.status) query.where({ status: filter.status });
+    if (filter.kind) query.whereIn('kind', filter.kind);
+    return (await query).map(jobFromRow);
+  }
+
+  /**
+   * Claims up to `limit` active jobs that are due and not leased by a live runner. One
+   * statement: on PostgreSQL the candidate rows are locked with SKIP LOCKED so concurrent
+   * runners pick different jobs; on SQLite the statement holds the write lock throughout.
+   */
+  async claim(owner: string, limit: number): Promise<Job[]> {
+    if (limit <= 0) return [];
+    const now = this.now();
+    const candidates = this.db('jobs')
+      .select('id')
+      .whereIn('status', activeStatuses)
+      .andWhere('next_run_at', '<=', now)
+      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
+      .orderBy('next_run_at')
+      .limit(limit);
+    if (this.db.client.config.client === 'pg') candidates.forUpdate().skipLocked();
+    const rows: Record<string, unknown>[] = await this.db('jobs')
+      .whereIn('id', candidates)
+      // Re-checked on the outer rows: a SQLite subquery and its UPDATE are one atomic statement,
+      // and on PostgreSQL a row that changed after the subquery's snapshot is re-evaluated here.
+      .whereIn('status', activeStatuses)
+      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
+      .update({ lease_owner: owner, lease_until: now + this.options.leaseMs, updated_at: now })
+      .returning('*');
+    return rows.map(jobFromRow);
+  }
+
+  /** Stores progress and when to look again, and gives up the lease. False when the lease was lost. */
+  async reschedule(job: Job, owner: string, patch: { status?: JobStatus; progress?: number; upstreamStatus?: string | null; upstreamId?: string; provider?: string; upstreamModel?: string; nextRunAt: number; polled?: boolean }): Promise<boolean> {
+    const now = this.now();
+    const updated = await this.db('jobs')
+      .where({ id: job.id, lease_owner: owner })
+      .whereIn('status', activeStatuses)
+      .update({
+        ...(patch.status ? { status: patch.status } : {}),
+        ...(patch.progress !== undefined ? { progress: patch.progress } : {}),
+        ...(patch.upstreamStatus !== undefined ? { upstream_status: patch.upstreamStatus } : {}),
+        ...(patch.upstreamId !== undefined ? { upstream_id: patch.upstreamId, started_at: now } : {}),
+        ...(patch.provider !== undefined ? { provider: patch.provider } : {}),
+        ...(patch.upstreamModel !== undefined ? { upstream_model: patch.upstreamModel } : {}),
+        ...(patch.polled ? { polls: this.db.raw('polls + 1') } : {}),
+        next_run_at: patch.nextRunAt,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: now,
+      });
+    return updated > 0;
+  }
+
+  /** Keeps the lease alive during a long step (a big download). */
+  async renewLease(job: Job, owner: string): Promise<boolean> {
+    const now = this.now();
+    const updated = await this.db('jobs').where({ id: job.id, lease_owner: owner }).whereIn('status', activeStatuses).update({ lease_until: now + this.options.leaseMs, updated_at: now });
+    return updated > 0;
+  }
+
+  /** Completed: charge `actualUnits` (capped at the hold), record the files. False when the job had already ended or the lease was lost. */
+  async complete(job: Job, owner: string | null, outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string }): Promise<boolean> {
+    return this.finish(job, owner, { status: 'completed', ...outcome });
+  }
+
+  /** Failed (or cancelled): the hold is released, nothing is charged. */
+  async fail(job: Job, owner: string | null, outcome: { status?: 'failed' | 'cancelled'; code: string; message: string; upstreamStatus?: string }): Promise<boolean> {
+    return this.finish(job, owner, { status: outcome.status ?? 'failed', errorCode: outcome.code, errorMessage: outcome.message, upstreamStatus: outcome.upstreamStatus });
+  }
+
+  private async finish(
+    job: Job,
+    owner: string | null,
+    outcome: { status: 'completed' | 'failed' | 'cancelled'; actualUnits?: bigint; result?: JobResult; errorCode?: string; errorMessage?: string; upstreamStatus?: string },
+  ): Promise<boolean> {
+    const now = this.now();
+    let finished: Job | undefined;
+    await this.db.transaction(async (trx) => {
+      const guard = trx('jobs').where({ id: job.id }).whereIn('status', activeStatuses);
+      if (owner !== null) guard.andWhere({ lease_owner: owner });
+      const updated = await guard.update({
+        status: outcome.status,
+        progress: outcome.status === 'completed' ? 100 : job.progress,
+        result: outcome.result ? JSON.stringify(outcome.result) : null,
+        error_code: outcome.errorCode ?? null,
+        error_message: outcome.errorMessage ?? null,
+        ...(outcome.upstreamStatus !== undefined ? { upstream_status: outcome.upstreamStatus } : {}),
+        completed_at: now,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: now,
+      });
+      if (updated === 0) return; // already ended elsewhere (or the lease moved on): nothing to do
+      let chargedUnits = 0n;
+      if (job.holdId) {
+        if (outcome.status === 'completed') {
+          try {
+            const settlement = await this.options.ledger.settle(job.holdId, outcome.actualUnits ?? 0n, { within: trx, requestId: job.requestId, model: job.model });
+            chargedUnits = settlement.chargedUnits;
+          } catch (error) {
+            // The hold outlives the deadline by design; if it was swept anyway, the job is
+            // delivered uncharged rather than stuck (the sweep already gave the money back).
+            if (!(error instanceof HoldClosedError)) throw error;
+          }
+        } else {
+          await this.options.ledger.release(job.holdId, { within: trx });
+        }
+      }
+      if (chargedUnits > 0n) await trx('jobs').where({ id: job.id }).update({ charged_units: unitsToSql(chargedUnits) });
+      const fileIds = outcome.result?.fileIds ?? [];
+      const recorded = await trx('generations').where({ job_id: job.id }).first('row_id');
+      if (recorded) {
+        await this.options.generations.updateForJob(job.id, { status: outcome.status, chargedUnits, fileIds }, { within: trx });
+      } else {
+        await this.options.generations.record(
+          [{ accountId: job.accountId, keyId: job.keyId, type: generationTypes[job.kind], model: job.model, prompt: promptOf(job), chargedUnits, fileIds, requestId: job.requestId, status: outcome.status, jobId: job.id }],
+          { within: trx },
+        );
+      }
+      const row = await trx('jobs').where({ id: job.id }).first();
+      finished = jobFromRow(row);
+      if (finished.webhookUrl) {
+        await enqueueWebhook(trx, { jobId: job.id, accountId: job.accountId, url: finished.webhookUrl, payload: this.options.publicObject(finished) }, now);
+      }
+    });
+    return finished !== undefined;
+  }
+
+  /** Cancels an active job (operator's `jobs cancel`): the hold is released. False when it had already ended. */
+  async cancel(id: string): Promise<boolean> {
+    const job = await this.get(null, id);
+    if (!job) return false;
+    return this.fail(job, null, { status: 'cancelled', code: 'cancelled', message: 'the job was cancelled by the operator' });
+  }
+}

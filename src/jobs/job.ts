@@ -1,0 +1,88 @@
+// A job as the code sees it (the `jobs` row, typed), and its mapping from the row.
+import { unitsFromSql } from '../billing/money.js';
+import type { JobKind, JobStatus } from '../model/jobs.js';
+
+export const terminalStatuses: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+export const activeStatuses: readonly JobStatus[] = ['queued', 'in_progress'];
+
+/** What the runner stored when the job completed. */
+export interface JobResult {
+  /** The job's output files, in order (one video, or the music tracks). */
+  readonly fileIds: number[];
+  readonly tracks?: { readonly durationSeconds: number | null; readonly title: string | null; readonly tags: string | null }[];
+  /** Output size of a video upscale ("<w>x<h>"). */
+  readonly size?: string;
+}
+
+export interface Job {
+  readonly id: string;
+  readonly kind: JobKind;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly model: string;
+  readonly status: JobStatus;
+  readonly progress: number;
+  /** The validated request as stored (kind-specific JSON). */
+  readonly request: Record<string, unknown>;
+  readonly requestHash: string;
+  readonly idempotencyKey: string | null;
+  readonly endpoint: string;
+  readonly holdId: string | null;
+  readonly holdUnits: bigint;
+  readonly chargedUnits: bigint;
+  readonly provider: string | null;
+  readonly upstreamModel: string | null;
+  readonly upstreamId: string | null;
+  readonly upstreamStatus: string | null;
+  readonly polls: number;
+  readonly leaseOwner: string | null;
+  readonly nextRunAt: number;
+  readonly deadlineAt: number;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  readonly result: JobResult | null;
+  readonly webhookUrl: string | null;
+  readonly requestId: string;
+  readonly createdAt: number;
+  readonly startedAt: number | null;
+  readonly completedAt: number | null;
+}
+
+export type JobRow = Record<string, unknown>;
+
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+export function jobFromRow(row: JobRow): Job {
+  return {
+    id: String(row.id),
+    kind: row.kind as JobKind,
+    accountId: String(row.account_id),
+    keyId: String(row.key_id),
+    model: String(row.model),
+    status: row.status as JobStatus,
+    progress: Number(row.progress),
+    request: JSON.parse(String(row.request)) as Record<string, unknown>,
+    requestHash: String(row.request_hash),
+    idempotencyKey: (row.idempotency_key as string | null) ?? null,
+    endpoint: String(row.endpoint),
+    holdId: (row.hold_id as string | null) ?? null,
+    holdUnits: unitsFromSql(row.hold_units as string | number),
+    chargedUnits: unitsFromSql(row.charged_units as string | number),
+    provider: (row.provider as string | null) ?? null,
+    upstreamModel: (row.upstream_model as string | null) ?? null,
+    upstreamId: (row.upstream_id as string | null) ?? null,
+    upstreamStatus: (row.upstream_status as string | null) ?? null,
+    polls: Number(row.polls),
+    leaseOwner: (row.lease_owner as string | null) ?? null,
+    nextRunAt: Number(row.next_run_at),
+    deadlineAt: Number(row.deadline_at),
+    errorCode: (row.error_code as string | null) ?? null,
+    errorMessage: (row.error_message as string | null) ?? null,
+    result: row.result ? (JSON.parse(String(row.result)) as JobResult) : null,
+    webhookUrl: (row.webhook_url as string | null) ?? null,
+    requestId: String(row.request_id),
+    createdAt: Number(row.created_at),
+    startedAt: numberOrNull(row.started_at),
+    completedAt: numberOrNull(row.completed_at),
+  };
+}

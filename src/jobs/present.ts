@@ -1,0 +1,34 @@
+// What the `jobs` commands print about a job: the public object plus the operator's view.
+import { formatRub } from '../billing/money.js';
+import type { Job } from './job.js';
+import { publicJobObject } from './job-object.js';
+
+export class JobNotFoundError extends Error {
+  constructor(id: string) {
+    super(`no job "${id}"`);
+    this.name = 'JobNotFoundError';
+  }
+}
+
+export function presentJob(job: Job, fileTtlMs: number): Record<string, unknown> {
+  return {
+    ...publicJobObject(job, { fileTtlMs }),
+    kind: job.kind,
+    account_id: job.accountId,
+    key_id: job.keyId,
+    internal_status: job.status,
+    hold_id: job.holdId,
+    hold_rub: formatRub(job.holdUnits),
+    provider: job.provider,
+    upstream_model: job.upstreamModel,
+    upstream_id: job.upstreamId,
+    upstream_status: job.upstreamStatus,
+    polls: job.polls,
+    lease_owner: job.leaseOwner,
+    deadline_at: Math.floor(job.deadlineAt / 1000),
+    idempotency_key: job.idempotencyKey,
+    webhook_url: job.webhookUrl,
+    request_id: job.requestId,
+    result: job.result,
+  };
+}

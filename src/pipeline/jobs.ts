@@ -1,0 +1,60 @@
+// Submitting an async job and waiting for it: the part of the video, video upscale and music
+// routes that is not about their fields. The hold is placed with the job (job-store.ts), the
+// runner — in this process or another — does the rest; `wait` watches the job's row, so it
+// works whichever process finishes the job.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { ModelType } from '../config/schema.js';
+import type { Job } from '../jobs/job.js';
+import { terminalStatuses } from '../jobs/job.js';
+import type { NewJob } from '../jobs/job-store.js';
+import { checkWebhookUrl } from '../jobs/address-guard.js';
+import type { ServerServices } from '../services.js';
+import { invalid } from '../validation/zod-details.js';
+
+/** How often a waiting request looks at its job. */
+const waitPollMs = 200;
+
+export interface ResolvedJobModel {
+  readonly model: CatalogModel;
+  /** The name was another catalog's (a fallback alias) or the model is deprecated: say so. */
+  readonly deprecated: boolean;
+}
+
+/** The named model of `type`, or the configured default, or the first enabled one of the type. */
+export function resolveJobModel(services: ServerServices, name: string | undefined, type: ModelType, configuredDefault: string | undefined, accept: (model: CatalogModel) => boolean = () => true): ResolvedJobModel {
+  const requested = name ?? configuredDefault;
+  if (requested === undefined) {
+    const fallback = services.catalog.enabledModels.find((model) => model.type === type && accept(model));
+    if (!fallback) throw invalid(['body', 'model'], `no ${type} model is available on this gateway`);
+    return { model: fallback, deprecated: false };
+  }
+  const model = services.catalog.resolve(requested);
+  if (model.type !== type || !accept(model)) throw invalid(['body', 'model'], `"${requested}" is a ${model.type} model that cannot do this`, requested);
+  const viaFallbackAlias = requested !== model.id && !model.config.aliases.includes(requested);
+  return { model, deprecated: viaFallbackAlias || model.config.deprecated === true };
+}
+
+/** Refuses (422) a webhook URL that is malformed or resolves to an address we do not call. */
+export async function validateWebhookUrl(services: ServerServices, url: string | undefined): Promise<void> {
+  if (url === undefined) return;
+  const problem = await checkWebhookUrl(url, services.config.webhooks);
+  if (problem) throw invalid(['body', 'webhook_url'], problem, url);
+}
+
+export async function submitJob(services: ServerServices, input: NewJob): Promise<{ job: Job; created: boolean }> {
+  const outcome = await services.jobs.create(input);
+  if (outcome.created) services.logger.info({ jobId: outcome.job.id, kind: input.kind, model: input.model, requestId: input.requestId }, 'job created');
+  return outcome;
+}
+
+/** The job once it has ended, or as it is after `timeoutMs` (or when the client went away). */
+export async function waitForJob(services: ServerServices, job: Job, timeoutMs: number, signal: AbortSignal): Promise<Job> {
+  const until = Date.now() + timeoutMs;
+  let current = job;
+  while (!terminalStatuses.includes(current.status) && Date.now() < until && !signal.aborted) {
+    await sleep(Math.min(waitPollMs, Math.max(0, until - Date.now())));
+    current = (await services.jobs.get(job.accountId, job.id)) ?? current;
+  }
+  return current;
+}

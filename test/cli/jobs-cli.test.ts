@@ -1,0 +1,60 @@
+// `gateway jobs ls|show|cancel` and `gateway worker` through the real binary, on a database an
+// API-only gateway writes jobs into.
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parse } from 'yaml';
+import { testOnBackends } from '../helpers/backends.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import { startGateway } from '../helpers/gateway.js';
+import { api, assertJobMoneySettled } from '../helpers/jobs.js';
+import { processEnv, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
+
+testOnBackends('jobs CLI lists, shows and cancels (releasing the hold); gateway worker runs what an API-only gateway queued', async (t, database) => {
+  t.timeout(120_000);
+  const simulator = await startSimulatorProcess(t);
+  const configPath = writeSharedConfig(simulator.url);
+  const env = processEnv(configPath, database);
+  // The API without a runner: jobs stay queued until a worker comes.
+  const gateway = await startGateway(t, database, { raw: parse(readFileSync(configPath, 'utf8')), env: { GATEWAY_DATA_DIR: env.GATEWAY_DATA_DIR! } });
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const first = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'to cancel', seconds: 4 });
+  const second = await api(gateway, client.key, 'POST', '/v1/audio/music', { model: 'sim/song', prompt: 'to run [[sim:job-seconds=0.3]]' });
+  t.is(first.status, 200);
+
+  const listed = await runCliJson<any[]>(['jobs', 'ls'], env);
+  t.deepEqual(listed.map((job) => job.id).sort(), [first.body.id, second.body.id].sort());
+  const videos = await runCliJson<any[]>(['jobs', 'ls', '--type', 'video', '--status', 'queued'], env);
+  t.deepEqual(videos.map((job) => job.id), [first.body.id]);
+  const shown = await runCliJson(['jobs', 'show', first.body.id], env);
+  t.is(shown.id, first.body.id);
+  t.is(shown.internal_status, 'queued');
+  t.is(shown.hold_rub, '36.0000');
+  t.is(shown.account_id, client.accountId);
+  const cancelled = await runCliJson(['jobs', 'cancel', first.body.id], env);
+  t.true(cancelled.cancelled);
+  t.is(cancelled.internal_status, 'cancelled');
+  const again = await runCli(['jobs', 'cancel', first.body.id], env);
+  t.is(again.exitCode, 1);
+  t.regex(again.stdout + again.stderr, /already ended/);
+  const missing = await runCli(['jobs', 'show', 'video_nope'], env);
+  t.is(missing.exitCode, 1);
+  t.regex(missing.stderr, /no job "video_nope"/);
+  const asClient = await api(gateway, client.key, 'GET', `/v1/videos/${first.body.id}`);
+  t.is(asClient.body.status, 'failed');
+  t.is(asClient.body.error.code, 'cancelled');
+
+  const worker = await startProcess(['worker'], env);
+  t.teardown(() => worker.stop());
+  const until = Date.now() + 30_000;
+  let music = await api(gateway, client.key, 'GET', `/v1/audio/music/${second.body.id}`);
+  while (music.body.status !== 'completed' && music.body.status !== 'failed' && Date.now() < until) {
+    await sleep(100);
+    music = await api(gateway, client.key, 'GET', `/v1/audio/music/${second.body.id}`);
+  }
+  t.is(music.body.status, 'completed', 'the worker process ran it');
+  t.is(music.body.charged_rub, '7.2000');
+  await worker.stop();
+  await assertJobMoneySettled(t, database, client.accountId);
+  const help = await runCli(['worker', '--help'], env);
+  t.regex(help.stdout, /job runner alone/);
+});

@@ -1,0 +1,71 @@
+// Exactly-once money whatever crashes: a `gateway serve` process is killed with SIGKILL 20
+// times while video and music jobs run (upstream: a separate `gateway simulate`, so the
+// upstream jobs outlive the gateway). Afterwards every job has ended, each completed job was
+// charged once (its hold settled), each failed one released, and no hold is left.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { testOnBackends } from '../helpers/backends.js';
+import { api, assertJobMoneySettled } from '../helpers/jobs.js';
+import { createClient, processEnv, type RunningProcess, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
+
+const kills = 20;
+
+testOnBackends(`kill -9: ${kills} kills during running jobs; every job ends, charged or released exactly once`, async (t, database) => {
+  t.timeout(240_000);
+  const simulator = await startSimulatorProcess(t);
+  // Leases of 1 s: a killed runner's jobs are taken over quickly by the next process.
+  const config = writeSharedConfig(simulator.url, { jobs: { tick: '50ms', lease: '1s', deadline: '5m', concurrency: 16 } });
+  const env = processEnv(config, database);
+  const client = await createClient(database, 100_000_000n);
+  const jobIds: string[] = [];
+  let gateway: RunningProcess = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0'], env);
+  const submit = async (index: number) => {
+    const seconds = (0.5 + (index % 5) * 0.5).toFixed(1); // 0.5–2.5 s upstream
+    const failing = index % 7 === 3 ? ' [[sim:job-fail]]' : '';
+    const body =
+      index % 3 === 2
+        ? { path: '/v1/audio/music', body: { model: 'sim/song', prompt: `tune ${index} [[sim:job-seconds=${seconds}]]${failing}` } }
+        : { path: '/v1/videos', body: { model: 'sim/video', prompt: `clip ${index} [[sim:job-seconds=${seconds}]]${failing}`, seconds: 4 } };
+    const created = await api(gateway, client.key, 'POST', body.path, body.body);
+    if (created.status !== 200) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
+    jobIds.push(created.body.id);
+  };
+  for (let index = 0; index < 8; index++) await submit(index);
+  for (let kill = 0; kill < kills; kill++) {
+    await sleep(150 + ((kill * 97) % 450)); // kills land at varied moments of the jobs' lives
+    await gateway.kill();
+    gateway = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0'], env);
+    await submit(8 + kill);
+  }
+  // Let the last process finish everything.
+  const until = Date.now() + 120_000;
+  let active = Infinity;
+  while (active > 0 && Date.now() < until) {
+    await sleep(200);
+    active = Number((await database.db('jobs').whereIn('status', ['queued', 'in_progress']).count({ n: '*' }).first())?.n);
+  }
+  await gateway.stop();
+  t.is(active, 0, 'every job reached a terminal state');
+  const jobs = await database.db('jobs').whereIn('id', jobIds);
+  t.is(jobs.length, jobIds.length);
+  let completed = 0;
+  for (const job of jobs) {
+    const hold = await database.db('holds').where({ id: job.hold_id }).first();
+    const chargeRows = await database.db('ledger_transactions').where({ hold_id: job.hold_id, kind: 'charge' });
+    if (job.status === 'completed') {
+      completed++;
+      t.is(hold.status, 'settled', `${job.id}: hold settled`);
+      t.is(chargeRows.length, 1, `${job.id}: charged once`);
+      t.is(BigInt(chargeRows[0].amount_units), -BigInt(job.charged_units));
+      const files = await database.db('files').where({ account_id: client.accountId }).whereIn('id', JSON.parse(job.result).fileIds);
+      t.is(files.length, job.kind === 'music' ? 2 : 1, `${job.id}: its files are stored`);
+    } else {
+      t.is(job.status, 'failed', `${job.id}: ${job.status} (${job.error_code}: ${job.error_message})`);
+      t.is(hold.status, 'released', `${job.id}: hold released`);
+      t.is(chargeRows.length, 0, `${job.id}: nothing charged`);
+    }
+  }
+  t.true(completed >= jobIds.length / 2, `${completed} of ${jobIds.length} completed`);
+  const charged = await database.db('ledger_transactions').where({ account_id: client.accountId, kind: 'charge' }).count({ n: '*' }).first();
+  t.is(Number(charged?.n), completed, 'one charge per completed job, none more');
+  await assertJobMoneySettled(t, database, client.accountId);
+});

@@ -1,0 +1,85 @@
+// Real processes for the crash and multi-instance tests: a `gateway simulate` upstream shared
+// by gateways, `gateway serve` / `gateway worker` processes over one database, and an account
+// with a key made directly in that database.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { execa, type ResultPromise } from 'execa';
+import { stringify } from 'yaml';
+import { Accounts } from '../../src/accounts/accounts.js';
+import { ApiKeys } from '../../src/auth/api-keys.js';
+import { Ledger } from '../../src/billing/ledger.js';
+import type { TestDatabase } from './backends.js';
+import { gatewayBin } from './cli.js';
+import { fastJobsConfig } from './jobs.js';
+
+export interface RunningProcess {
+  readonly url: string;
+  readonly child: ResultPromise;
+  /** SIGKILL: no cleanup at all, as a power cut would leave it. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts `gateway <args> --json` and resolves once its first JSON line (with url or runner) appears. */
+export async function startProcess(args: string[], env: Record<string, string>): Promise<RunningProcess> {
+  const child = execa(gatewayBin, [...args, '--json'], { env, reject: false, extendEnv: true, buffer: false });
+  const line = await new Promise<Record<string, string>>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const found = output.split('\n').find((candidate) => candidate.startsWith('{'));
+      if (found) resolve(JSON.parse(found));
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => reject(new Error(`gateway ${args[0]} exited early (${code}): ${output.slice(-2000)}`)));
+  });
+  return {
+    url: line.url ?? '',
+    child,
+    async kill() {
+      child.kill('SIGKILL');
+      await child;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await child;
+    },
+  };
+}
+
+/** A `gateway simulate` process, stopped at the test's end. */
+export async function startSimulatorProcess(t: ExecutionContext): Promise<RunningProcess> {
+  const simulator = await startProcess(['simulate', '--host', '127.0.0.1', '--port', '0'], { GATEWAY_LOG_LEVEL: 'warn' });
+  t.teardown(() => simulator.stop());
+  return simulator;
+}
+
+/** A config file whose `sim` provider is the given simulator process (shared by every gateway process). */
+export function writeSharedConfig(simulatorUrl: string, patch: Record<string, unknown> = {}): string {
+  const raw = fastJobsConfig(patch);
+  raw.providers = { ...raw.providers, sim: { kind: 'sim', base_url: simulatorUrl } };
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-shared-')), 'gateway.yaml');
+  writeFileSync(file, stringify(raw));
+  return file;
+}
+
+/** Environment of every process of one test: one database and one data directory (the files are shared, as on one host or a shared volume). */
+export function processEnv(configPath: string, database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GATEWAY_CONFIG: configPath,
+    GATEWAY_DATABASE_URL: database.url,
+    GATEWAY_DATA_DIR: path.dirname(configPath),
+    GATEWAY_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** An account with `balanceUnits` and an all-scopes key, written straight into the database. */
+export async function createClient(database: TestDatabase, balanceUnits: bigint): Promise<{ accountId: string; key: string }> {
+  const account = await new Accounts(database.db).create(`proc-${process.pid}-${Date.now()}`);
+  await new Ledger(database.db).credit(account.id, balanceUnits, 'topup');
+  const { key } = await new ApiKeys(database.db, 'gw').create({ accountId: account.id, rpm: 100_000 });
+  return { accountId: account.id, key };
+}
