@@ -70,6 +70,11 @@ export function openServices(config: Config, options: { logger?: Logger } = {}):
   };
 }
 
+/** Stored files over a process's database and blob store (the CLI's `files` commands use it alone). */
+export function openFiles(services: Services): Files {
+  return new Files(services.db, new LocalBlobStore(services.config.storage.dir), services.config.storage.tempTtlMs);
+}
+
 /** The job store over a process's database (the CLI's `jobs` commands use it alone). */
 export function openJobStore(services: Services, generations = new Generations(services.db)): JobStore {
   const { config } = services;
@@ -118,7 +123,7 @@ export async function openServerServices(
     upstreams,
     prefixTracker: new PrefixTracker(prefixStore),
     routeCooldowns: new Map(),
-    files: new Files(base.db, new LocalBlobStore(config.storage.dir), config.storage.tempTtlMs),
+    files: openFiles(base),
     generations,
     jobs,
     async close() {

@@ -9,6 +9,7 @@ import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountNotFoundError, InsufficientBalanceError } from '../billing/errors.js';
 import { MoneyFormatError } from '../billing/money.js';
 import { JobNotFoundError } from '../jobs/present.js';
+import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { openServices, type Services } from '../services.js';
 
@@ -32,6 +33,8 @@ const userErrors = [
   MoneyFormatError,
   RangeError,
   JobNotFoundError,
+  FileNotFoundError,
+  QuotaExceededError,
 ];
 
 export abstract class GatewayCommand extends Command {

@@ -15,6 +15,8 @@ import { createSpeech } from './routes/speech.js';
 import { createTranscription } from './routes/transcriptions.js';
 import { upscaleImage } from './routes/upscale.js';
 import { listHistory } from './routes/history.js';
+import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.js';
+import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
 import { upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
@@ -22,7 +24,7 @@ import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
 
 export interface RouteDefinition {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
   /** `none`: public; `key`: a valid, unrevoked API key. */
   readonly auth: 'none' | 'key';
@@ -42,6 +44,13 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
+  { method: 'GET', path: '/v1/files', auth: 'key', scope: null, handler: listFiles },
+  { method: 'GET', path: '/v1/files/:id', auth: 'key', scope: null, handler: retrieveFile },
+  { method: 'GET', path: '/v1/files/:id/content', auth: 'key', scope: null, rateLimited: false, handler: fileContent },
+  { method: 'PATCH', path: '/v1/files/:id/keep', auth: 'key', scope: null, handler: keepFile },
+  { method: 'GET', path: '/v1/generations', auth: 'key', scope: null, handler: listGenerations },
+  { method: 'GET', path: '/v1/generations/:type/:id', auth: 'key', scope: null, handler: retrieveGeneration },
+  { method: 'GET', path: '/v1/generations/:type/:id/content', auth: 'key', scope: null, rateLimited: false, handler: generationContent },
   { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(responsesDialect) },
   { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(messagesDialect) },

@@ -118,9 +118,9 @@ export class Files {
   }
 
   /** The file, if it exists, is `accountId`'s (null: any account) and has not expired or been removed. */
-  async get(accountId: string | null, id: number): Promise<StoredFile | undefined> {
+  async get(accountId: string | null, id: number, within?: Knex.Transaction): Promise<StoredFile | undefined> {
     if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-    const query = this.db('files').where({ id }).whereNull('deleted_at');
+    const query = (within ?? this.db)('files').where({ id }).whereNull('deleted_at');
     if (accountId !== null) query.andWhere({ account_id: accountId });
     const row = await query.first();
     if (!row) return undefined;
@@ -153,7 +153,7 @@ export class Files {
    */
   async keep(accountId: string | null, id: number, quotaBytes: number): Promise<StoredFile> {
     return this.db.transaction(async (trx) => {
-      const file = await this.get(accountId, id);
+      const file = await this.get(accountId, id, trx);
       if (!file) throw new FileNotFoundError(id);
       if (file.permanent) return file;
       // A no-op write that takes the account row's lock for the rest of this transaction.

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Next } from 'koa';
 import { InsufficientBalanceError } from '../../billing/errors.js';
+import { IdempotencyConflictError } from '../../jobs/job-store.js';
 import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import type { ServerServices } from '../../services.js';
@@ -25,6 +26,7 @@ export function toApiError(error: unknown): ApiError | undefined {
     });
   }
   if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
+  if (error instanceof IdempotencyConflictError) return new ApiError(409, error.message, { code: 'idempotency_key_reused', param: 'idempotency_key' });
   const status = (error as { status?: number; expose?: boolean }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Body parser refusals (malformed JSON, body too large, wrong charset) carry their status.

@@ -1,0 +1,66 @@
+// GET /v1/files, GET /v1/files/{id}, GET /v1/files/{id}/content, PATCH /v1/files/{id}/keep:
+// the key's own account's stored files (generated results and uploads). An id that is not a
+// positive integer, another account's, expired or removed is a 404 like an unknown one.
+import { z } from 'zod';
+import { FileNotFoundError, publicFile, QuotaExceededError, type StoredFile } from '../../storage/files.js';
+import { InvalidCursorError } from '../../storage/cursor.js';
+import type { ServerServices } from '../../services.js';
+import { invalid, validate } from '../../validation/zod-details.js';
+import { ApiError } from '../errors.js';
+import { sendContent } from '../range.js';
+import type { Context, Handler } from '../state.js';
+
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  after: z.string().min(1).max(200).optional(),
+});
+
+/** A page of items in the list shape every list endpoint answers. */
+export function listPage(data: unknown[], nextCursor: string | null): Record<string, unknown> {
+  return { object: 'list', data, has_more: nextCursor !== null, next_cursor: nextCursor };
+}
+
+/** Runs a paged read; a cursor this endpoint did not hand out is a 422 on `after`. */
+export async function withCursor<T>(cursor: string | undefined, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw invalid(['query', 'after'], `Value error, ${error.message}`, cursor);
+    throw error;
+  }
+}
+
+const notFound = (id: string) => new ApiError(404, `No file found with id '${id}'.`, { code: 'not_found', type: 'invalid_request_error' });
+
+async function ownFile(ctx: Context, services: ServerServices): Promise<StoredFile> {
+  const raw = ctx.params.id ?? '';
+  const file = /^\d{1,15}$/.test(raw) ? await services.files.get(ctx.state.apiKey!.accountId, Number(raw)) : undefined;
+  if (!file) throw notFound(raw);
+  return file;
+}
+
+export const listFiles: Handler = async (ctx, services) => {
+  const query = validate(pageQuery, ctx.query, 'query');
+  const page = await withCursor(query.after, () => services.files.list(ctx.state.apiKey!.accountId, { limit: query.limit, cursor: query.after }));
+  ctx.body = listPage(page.items.map(publicFile), page.nextCursor);
+};
+
+export const retrieveFile: Handler = async (ctx, services) => {
+  ctx.body = publicFile(await ownFile(ctx, services));
+};
+
+export const fileContent: Handler = async (ctx, services) => {
+  const file = await ownFile(ctx, services);
+  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+};
+
+export const keepFile: Handler = async (ctx, services) => {
+  const file = await ownFile(ctx, services);
+  try {
+    ctx.body = publicFile(await services.files.keep(file.accountId, file.id, services.config.storage.permanentQuotaBytes));
+  } catch (error) {
+    if (error instanceof QuotaExceededError) throw new ApiError(409, error.message, { code: 'quota_exceeded', type: 'invalid_request_error' });
+    if (error instanceof FileNotFoundError) throw notFound(String(file.id));
+    throw error;
+  }
+};

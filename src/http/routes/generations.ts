@@ -1,0 +1,46 @@
+// GET /v1/generations[?type=image|video|music], GET /v1/generations/{type}/{id} and
+// GET /v1/generations/{type}/{id}/content?index=N: the key's own account's generation history,
+// newest first; ids are numbered per type; content is one of the entry's files, with Range.
+import { z } from 'zod';
+import { generationTypes, publicGeneration, type Generation, type GenerationType } from '../../storage/generations.js';
+import type { ServerServices } from '../../services.js';
+import { invalid, validate } from '../../validation/zod-details.js';
+import { ApiError } from '../errors.js';
+import { sendContent } from '../range.js';
+import type { Context, Handler } from '../state.js';
+import { listPage, pageQuery, withCursor } from './files.js';
+
+const listQuery = pageQuery.extend({ type: z.enum(generationTypes).optional() });
+
+export const listGenerations: Handler = async (ctx, services) => {
+  const query = validate(listQuery, ctx.query, 'query');
+  const page = await withCursor(query.after, () => services.generations.list(ctx.state.apiKey!.accountId, { type: query.type, limit: query.limit, cursor: query.after }));
+  ctx.body = listPage(page.items.map(publicGeneration), page.nextCursor);
+};
+
+async function ownGeneration(ctx: Context, services: ServerServices): Promise<Generation> {
+  const type = ctx.params.type ?? '';
+  if (!(generationTypes as readonly string[]).includes(type)) throw invalid(['path', 'type'], `Input should be ${generationTypes.map((t) => `'${t}'`).join(', ')}`, type, 'enum');
+  const raw = ctx.params.id ?? '';
+  const generation = /^\d{1,15}$/.test(raw) ? await services.generations.get(ctx.state.apiKey!.accountId, type as GenerationType, Number(raw)) : undefined;
+  if (!generation) throw new ApiError(404, `No ${type} generation found with id '${raw}'.`, { code: 'not_found', type: 'invalid_request_error' });
+  return generation;
+}
+
+export const retrieveGeneration: Handler = async (ctx, services) => {
+  ctx.body = publicGeneration(await ownGeneration(ctx, services));
+};
+
+export const generationContent: Handler = async (ctx, services) => {
+  const generation = await ownGeneration(ctx, services);
+  const rawIndex = ctx.query.index ?? '0';
+  if (typeof rawIndex !== 'string' || !/^\d{1,3}$/.test(rawIndex)) throw invalid(['query', 'index'], 'Input should be a valid integer', rawIndex, 'int_parsing');
+  if (generation.status !== 'completed') {
+    throw new ApiError(409, `The ${generation.type} generation ${generation.number} is not ready: its status is ${generation.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
+  }
+  const fileId = generation.fileIds[Number(rawIndex)];
+  if (fileId === undefined) throw new ApiError(404, `The ${generation.type} generation ${generation.number} has no file at index ${rawIndex}.`, { code: 'not_found', type: 'invalid_request_error' });
+  const file = await services.files.get(generation.accountId, fileId);
+  if (!file) throw new ApiError(404, `The content of ${generation.type} generation ${generation.number} has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
+  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+};
