@@ -152,12 +152,16 @@ export class Files {
    * quota are serialized: one succeeds, the other sees the first's bytes counted.
    */
   async keep(accountId: string | null, id: number, quotaBytes: number): Promise<StoredFile> {
+    const found = await this.get(accountId, id);
+    if (!found) throw new FileNotFoundError(id);
+    if (found.permanent) return found;
     return this.db.transaction(async (trx) => {
-      const file = await this.get(accountId, id, trx);
+      // First a no-op write that takes the account row's lock (and SQLite's write lock) for the
+      // rest of this transaction; then the file is read again under it.
+      await trx('accounts').where({ id: found.accountId }).update({ held_units: trx.raw('held_units') });
+      const file = await this.get(found.accountId, id, trx);
       if (!file) throw new FileNotFoundError(id);
       if (file.permanent) return file;
-      // A no-op write that takes the account row's lock for the rest of this transaction.
-      await trx('accounts').where({ id: file.accountId }).update({ held_units: trx.raw('held_units') });
       const used = await trx('files').where({ account_id: file.accountId, permanent: true }).whereNull('deleted_at').sum({ total: 'bytes' }).first();
       const usedBytes = Number(used?.total ?? 0);
       if (usedBytes + file.bytes > quotaBytes) throw new QuotaExceededError(usedBytes, quotaBytes, file.bytes);

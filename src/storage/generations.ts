@@ -96,26 +96,31 @@ export class Generations {
   }
 
   private async recordOne(record: GenerationRecord, within: Knex.Transaction | undefined): Promise<number> {
+    const values = [
+      record.type,
+      record.accountId,
+      record.keyId,
+      record.jobId ?? null,
+      record.model,
+      record.prompt,
+      record.status ?? 'completed',
+      unitsToSql(record.chargedUnits),
+      JSON.stringify(record.fileIds),
+      record.requestId,
+      this.now(),
+      record.type,
+    ];
     for (let attempt = 1; ; attempt++) {
       try {
+        // One INSERT … SELECT: on SQLite it takes the write lock with its first step (a read
+        // followed by a write in one transaction could meet another writer and fail at once).
         return await (within ?? this.db).transaction(async (trx) => {
-          const next = await trx('generations').where({ type: record.type }).max({ top: 'number' }).first();
-          const number = Number(next?.top ?? 0) + 1;
-          await trx('generations').insert({
-            type: record.type,
-            number,
-            account_id: record.accountId,
-            key_id: record.keyId,
-            job_id: record.jobId ?? null,
-            model: record.model,
-            prompt: record.prompt,
-            status: record.status ?? 'completed',
-            charged_units: unitsToSql(record.chargedUnits),
-            file_ids: JSON.stringify(record.fileIds),
-            request_id: record.requestId,
-            created_at: this.now(),
-          });
-          return number;
+          const rows = await trx.raw(
+            `INSERT INTO generations (type, number, account_id, key_id, job_id, model, prompt, status, charged_units, file_ids, request_id, created_at)
+             SELECT ?, COALESCE(MAX(number), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM generations WHERE type = ? RETURNING number`,
+            values,
+          );
+          return Number((Array.isArray(rows) ? rows : rows.rows)[0].number);
         });
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= numberingAttempts) throw error;

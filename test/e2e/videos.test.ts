@@ -99,7 +99,7 @@ testOnBackends('videos: validation names the field; another account sees 404; a 
   t.deepEqual(await charges(database, client.accountId), [], 'nothing refused was charged');
 
   const video = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'mine [[sim:job-seconds=0.2]]', wait: true });
-  t.is(video.body.status, 'completed');
+  t.is(video.body.status, 'completed', JSON.stringify(video.body));
   t.is((await api(gateway, stranger.key, 'GET', `/v1/videos/${video.body.id}`)).status, 404);
   t.is((await api(gateway, stranger.key, 'GET', `/v1/videos/${video.body.id}/content`)).status, 404);
   t.is((await api(gateway, client.key, 'GET', '/v1/videos/video_doesnotexist')).status, 404);

@@ -1,0 +1,178 @@
+// Shared pieces of the benchmarks: starting `gateway simulate` and `gateway serve` as their own
+// processes (pinned to cores with taskset when the machine has several), a bench account and
+// key made through the CLI, requests at one connection, autocannon runs, and what the kernel
+// says of a process (CPU time, resident memory).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+export const bin = path.join(root, 'bin', 'gateway');
+export const cores = availableParallelism();
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Clock ticks per second of /proc/PID/stat times (USER_HZ, 100 on Linux). */
+const ticksPerSecond = 100;
+
+export function option(args, name, fallback) {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1] : fallback;
+}
+
+export function options(args, name) {
+  const values = [];
+  args.forEach((arg, index) => arg === `--${name}` && values.push(args[index + 1]));
+  return values;
+}
+
+/** Starts `gateway <argv> --json` (on `core` when pinning is possible); resolves with its URL and pid once it prints them. */
+export function startGateway(argv, env, core) {
+  const pinned = hasTaskset && cores >= 2 && core !== undefined;
+  const command = pinned ? 'taskset' : bin;
+  const fullArgs = pinned ? ['-c', String(core), bin, ...argv, '--json'] : [...argv, '--json'];
+  const child = spawn(command, fullArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.resume(); // the request log: read (so the gateway pays for writing it) and dropped
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child, pid: JSON.parse(line).pid, url: JSON.parse(line).url, pinned });
+    });
+    child.once('exit', (code) => reject(new Error(`gateway ${argv[0]} exited ${code}: ${out}`)));
+  });
+}
+
+export function stop(processInfo) {
+  return new Promise((resolve) => {
+    if (processInfo.child.exitCode !== null) return resolve();
+    processInfo.child.once('exit', () => resolve());
+    processInfo.child.kill('SIGTERM');
+  });
+}
+
+export function cli(argv, env) {
+  return execFileSync(bin, argv, { env: { ...process.env, ...env }, encoding: 'utf8' });
+}
+
+/** A data dir and config for a gateway whose only upstream is the simulator process at `simUrl`. */
+export function writeBenchConfig(simUrl, extra = '') {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
+  const configPath = path.join(dir, 'bench.yaml');
+  writeFileSync(
+    configPath,
+    [
+      'rate_limit: { requests_per_minute: 1000000 }',
+      'log: { level: info }',
+      'providers:',
+      `  upstream: { kind: openai-compatible, base_url: "${simUrl}/v1" }`,
+      'models:',
+      '  - id: bench/chat',
+      '    name: Bench chat',
+      '    type: text',
+      '    route: { provider: upstream, model: chat }',
+      '    pricing: { per_1m_input_tokens: "10", per_1m_output_tokens: "40" }',
+      '    capabilities: { max_output_tokens: 4096 }',
+      extra,
+    ].join('\n'),
+  );
+  return { dir, configPath };
+}
+
+/** Migrates, creates the bench account (a large balance) and an unlimited key. */
+export function prepareAccount(env) {
+  cli(['migrate'], env);
+  cli(['accounts', 'create', 'bench'], env);
+  cli(['balance', 'topup', '--account', 'bench', '--amount', '10000000'], env);
+  return JSON.parse(cli(['keys', 'create', '--account', 'bench', '--rpm', '1000000', '--json'], env)).key;
+}
+
+export function chatBody(model, stream) {
+  return JSON.stringify({
+    model,
+    max_tokens: 256,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+    messages: [{ role: 'user', content: 'Say something short [[sim:tokens=20]]' }],
+  });
+}
+
+const percentile = (values, p) => {
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** `count` sequential requests on one kept-alive connection after `warmup`: p50/p99 of the total and of the first byte. */
+export async function sequential(target, { count, warmup, stream }) {
+  const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
+  const once = async () => {
+    const started = performance.now();
+    const response = await request(`${target.base}/v1/chat/completions`, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+      body: chatBody(target.model, stream),
+    });
+    let firstByte;
+    for await (const chunk of response.body) firstByte ??= performance.now();
+    if (response.statusCode !== 200) throw new Error(`${target.name}: status ${response.statusCode}`);
+    return { total: performance.now() - started, ttfb: firstByte - started };
+  };
+  for (let i = 0; i < warmup; i++) await once();
+  const samples = [];
+  for (let i = 0; i < count; i++) samples.push(await once());
+  await dispatcher.close();
+  const totals = samples.map((sample) => sample.total);
+  const ttfbs = samples.map((sample) => sample.ttfb);
+  return { p50: percentile(totals, 50), p99: percentile(totals, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSeconds(pid) {
+  if (!pid || !existsSync(`/proc/${pid}/stat`)) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+export function rssMb(pid) {
+  if (!pid || !existsSync(`/proc/${pid}/status`)) return undefined;
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : undefined;
+}
+
+/** autocannon at `connections` for `seconds`: requests/s, latency p50/p99, errors; CPU ms per request and peak RSS of `pid`. */
+export async function saturate(target, { connections, seconds, stream, pid }) {
+  const cpuBefore = cpuSeconds(pid);
+  let peakRss = rssMb(pid) ?? 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid) ?? 0)), 100);
+  const result = await autocannon({
+    url: `${target.base}/v1/chat/completions`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+    body: chatBody(target.model, stream),
+  });
+  clearInterval(sampler);
+  const cpuAfter = cpuSeconds(pid);
+  const requests = result.requests.total;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+    requests,
+    cpuMsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : undefined,
+    peakRssMb: pid ? peakRss : undefined,
+  };
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// `npm run bench`: the gateway's overhead on the chat path, measured against the upstream it
+// relays. `gateway simulate` (the upstream) and `gateway serve` run as separate processes,
+// pinned to different cores when there are several; the same OpenAI chat request goes straight
+// to the simulator ("direct") and through the gateway with every feature on (auth, scope, rate
+// limit, hold and settle in the database, usage record, request log). Prints one Markdown
+// table per database and a budget check; writes JSON and Markdown to bench/results/.
+//
+//   node bench/run.mjs [--smoke] [--backend sqlite|postgres|both] [--out DIR]
+//                      [--compare name=URL@KEY [--compare-model MODEL]]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, hostname } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import knex from 'knex';
+import { cores, option, options, prepareAccount, root, rssMb, saturate, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
+const pgAdminUrl = process.env.GATEWAY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const plan = smoke
+  ? { count: 30, warmup: 10, seconds: 1, connections: [10] }
+  : { count: 2000, warmup: 300, seconds: 8, connections: [50, 200] };
+
+async function postgresReachable() {
+  const db = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
+  try {
+    await db.raw('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await db.destroy();
+  }
+}
+
+const requestedBackend = option(args, 'backend', smoke ? 'sqlite' : 'both');
+const backends = requestedBackend === 'both' ? ['sqlite', ...((await postgresReachable()) ? ['postgres'] : [])] : [requestedBackend];
+const log = (message) => process.stderr.write(`${message}\n`);
+
+/** Measures one target: latency at one connection (non-stream, stream), then saturation. */
+async function measure(target, pid) {
+  const result = { name: target.name };
+  log(`  ${target.name}: 1 connection…`);
+  result.latency = await sequential(target, { ...plan, stream: false });
+  result.streamLatency = await sequential(target, { ...plan, stream: true });
+  result.saturation = {};
+  for (const connections of plan.connections) {
+    for (const stream of [false, true]) {
+      log(`  ${target.name}: ${connections} connections, ${stream ? 'stream' : 'non-stream'}…`);
+      result.saturation[`${stream ? 'stream' : 'json'}@${connections}`] = await saturate(target, { connections, seconds: plan.seconds, stream, pid });
+      await sleep(200);
+    }
+  }
+  return result;
+}
+
+const simulator = await startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
+const runs = [];
+try {
+  const direct = await measure({ name: 'direct', base: simulator.url, key: 'none', model: 'chat' }, undefined);
+  for (const backend of backends) {
+    log(`${backend}:`);
+    const { dir, configPath } = writeBenchConfig(simulator.url);
+    let databaseUrl;
+    let dropDatabase;
+    if (backend === 'postgres') {
+      const name = `gw_bench_${Date.now()}`;
+      const admin = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+      await admin.raw(`CREATE DATABASE ${name}`);
+      await admin.destroy();
+      const url = new URL(pgAdminUrl);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+      dropDatabase = async () => {
+        const cleanup = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+        await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await cleanup.destroy();
+      };
+    }
+    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(databaseUrl ? { GATEWAY_DATABASE_URL: databaseUrl } : {}) };
+    const key = prepareAccount(env);
+    const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
+    try {
+      await sleep(500);
+      const idleRssMb = rssMb(gateway.pid);
+      const measured = await measure({ name: `gateway (${backend})`, base: gateway.url, key, model: 'bench/chat' }, gateway.pid);
+      runs.push({ backend, idleRssMb, gateway: measured, direct });
+    } finally {
+      await stop(gateway);
+      await dropDatabase?.();
+    }
+  }
+  for (const compare of options(args, 'compare')) {
+    const match = /^([^=]+)=([^@]+)(?:@(.+))?$/.exec(compare);
+    if (!match) throw new Error(`--compare expects name=URL@KEY, got "${compare}"`);
+    log(`${match[1]}:`);
+    const measured = await measure({ name: match[1], base: match[2].replace(/\/+$/, '').replace(/\/v1$/, ''), key: match[3] ?? 'none', model: option(args, 'compare-model', 'chat') }, undefined);
+    runs.push({ backend: `compare: ${match[1]}`, gateway: measured, direct });
+  }
+} finally {
+  await stop(simulator);
+}
+
+const ms = (value) => (value === undefined ? '–' : value.toFixed(2));
+const int = (value) => (value === undefined ? '–' : Math.round(value).toLocaleString('en-US'));
+
+/** The table: one row per measure, direct vs gateway and the difference. */
+function table(run) {
+  const { direct, gateway } = run;
+  const lines = [
+    `| ${run.backend} | direct | through the gateway | added |`,
+    '|---|---|---|---|',
+    `| non-stream latency p50 / p99, 1 connection (ms) | ${ms(direct.latency.p50)} / ${ms(direct.latency.p99)} | ${ms(gateway.latency.p50)} / ${ms(gateway.latency.p99)} | **${ms(gateway.latency.p50 - direct.latency.p50)} / ${ms(gateway.latency.p99 - direct.latency.p99)}** |`,
+    `| stream (20 chunks) latency p50 / p99 (ms) | ${ms(direct.streamLatency.p50)} / ${ms(direct.streamLatency.p99)} | ${ms(gateway.streamLatency.p50)} / ${ms(gateway.streamLatency.p99)} | ${ms(gateway.streamLatency.p50 - direct.streamLatency.p50)} / ${ms(gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
+    `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
+  ];
+  for (const [label, key] of Object.entries(gateway.saturation).map(([key]) => [key.replace('json', 'non-stream requests/s').replace('stream@', 'streams/s @').replace('@', ' @ ') + ' connections', key])) {
+    const d = direct.saturation[key];
+    const g = gateway.saturation[key];
+    lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${ms(d?.p50)} / ${ms(d?.p99)}) | ${int(g.rps)} (${ms(g.p50)} / ${ms(g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);
+  }
+  const cpu = Object.entries(gateway.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`);
+  const peak = Math.max(...Object.values(gateway.saturation).map((value) => value.peakRssMb ?? 0));
+  if (run.idleRssMb !== undefined) {
+    lines.push(`| gateway CPU ms per request (at ${Object.keys(gateway.saturation).map((key) => key.split('@')[1]).filter((v, i, a) => a.indexOf(v) === i).join('/')} connections) | | ${cpu.join(', ')} | |`);
+    lines.push(`| gateway RSS idle / peak under load (MB) | | ${ms(run.idleRssMb)} / ${ms(peak)} | |`);
+  }
+  return lines.join('\n');
+}
+
+/** The issue's budget (one process, SQLite; PostgreSQL for its own line), measured against this run. */
+function budget(run) {
+  const g = run.gateway;
+  const d = run.direct;
+  const json = Object.entries(g.saturation).filter(([key]) => key.startsWith('json'));
+  const streams = Object.entries(g.saturation).filter(([key]) => key.startsWith('stream'));
+  const best = (entries) => Math.max(...entries.map(([, value]) => value.rps));
+  const worstRatio = Math.max(...Object.values(g.saturation).map((value) => value.p99 / Math.max(value.p50, 1)));
+  const checks =
+    run.backend === 'postgres'
+      ? [['non-stream requests/s', best(json), '≥ 3,000', best(json) >= 3000]]
+      : [
+          ['added latency p50 (ms)', g.latency.p50 - d.latency.p50, '≤ 1.0', g.latency.p50 - d.latency.p50 <= 1.0],
+          ['added latency p99 (ms)', g.latency.p99 - d.latency.p99, '≤ 3.5', g.latency.p99 - d.latency.p99 <= 3.5],
+          ['added to first streamed byte (ms)', g.streamLatency.ttfb50 - d.streamLatency.ttfb50, '≤ 1.5', g.streamLatency.ttfb50 - d.streamLatency.ttfb50 <= 1.5],
+          ['non-stream requests/s', best(json), '≥ 5,000', best(json) >= 5000],
+          ['20-chunk streams/s', best(streams), '≥ 3,000', best(streams) >= 3000],
+          ['peak RSS under load (MB)', Math.max(...Object.values(g.saturation).map((value) => value.peakRssMb ?? 0)), '≤ 150', Math.max(...Object.values(g.saturation).map((value) => value.peakRssMb ?? 0)) <= 150],
+          ['idle RSS (MB)', run.idleRssMb, '≤ 80', run.idleRssMb <= 80],
+          ['p99 / p50 at saturation (worst)', worstRatio, '≤ 5', worstRatio <= 5],
+        ];
+  return ['| budget | measured | target | |', '|---|---|---|---|', ...checks.map(([name, value, target, ok]) => `| ${name} | ${value >= 100 ? int(value) : ms(value)} | ${target} | ${ok ? 'met' : '**missed**'} |`)].join('\n');
+}
+
+const date = new Date().toISOString().slice(0, 10);
+const machine = `${hostname()}, ${cores} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}`;
+let load = '';
+try {
+  load = execFileSync('uptime', { encoding: 'utf8' }).trim();
+} catch {
+  // no uptime: no load figure
+}
+const header = [
+  `# Benchmark ${date}${smoke ? ' (smoke: durations too short for figures)' : ''}`,
+  '',
+  `Machine: ${machine}. ${simulator.pinned ? 'Gateway pinned to core 0, simulator to core 1' : 'Processes not pinned'}; the load generator runs in this process${cores <= 2 ? ' and shares a core with them' : ''}. Load before the run: ${load || 'unknown'}.`,
+  `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line. Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
+].join('\n');
+const markdown = [header, ...runs.map((run) => `\n## ${run.backend}\n\n${table(run)}${run.backend.startsWith('compare') ? '' : `\n\n${budget(run)}`}`)].join('\n');
+process.stdout.write(`${markdown}\n`);
+mkdirSync(outDir, { recursive: true });
+if (!smoke) {
+  const base = path.join(outDir, `${date}-${hostname()}`);
+  writeFileSync(`${base}.json`, JSON.stringify({ date, machine, load, plan, runs }, null, 2));
+  writeFileSync(`${base}.md`, `${markdown}\n`);
+  writeFileSync(path.join(outDir, 'latest.md'), `${markdown}\n`);
+  log(`written: ${base}.json, ${base}.md, ${path.join(outDir, 'latest.md')}`);
+}
+const failures = runs.flatMap((run) => Object.values(run.gateway.saturation).filter((value) => value.non2xx > 0));
+if (failures.length > 0) {
+  log('some requests failed during the run (see ⚠ in the table)');
+  process.exitCode = 1;
+}

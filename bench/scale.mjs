@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// Does history slow the hot path? On an empty database, then after seeding N ledger
+// transactions and usage records (bench/seed-history.mjs), measures: a chat request's added
+// latency at one connection, GET /v1/history (first page and a deep cursor), the balance
+// query and `gateway balance show`; and prints the query plans of the hot queries, flagging
+// any full scan. SQLite and PostgreSQL.
+//
+//   node bench/scale.mjs [--rows 5000000] [--backend sqlite|postgres|both] [--out DIR]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import knex from 'knex';
+import { Agent, request } from 'undici';
+import { bin, option, prepareAccount, root, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { connect, seedHistory } from './seed-history.mjs';
+
+const args = process.argv.slice(2);
+const rows = Number(option(args, 'rows', '5000000'));
+const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
+const pgAdminUrl = process.env.GATEWAY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const requested = option(args, 'backend', 'both');
+const backends = requested === 'both' ? ['sqlite', 'postgres'] : [requested];
+const log = (message) => process.stderr.write(`${message}\n`);
+const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function timeGets(url, key, count) {
+  const dispatcher = new Agent({ connections: 1 });
+  const samples = [];
+  for (let i = 0; i < count + 20; i++) {
+    const started = performance.now();
+    const response = await request(url, { dispatcher, headers: { authorization: `Bearer ${key}` } });
+    await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode}`);
+    if (i >= 20) samples.push(performance.now() - started);
+  }
+  await dispatcher.close();
+  return median(samples);
+}
+
+function timeCli(argv, env, count = 5) {
+  const samples = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    execFileSync(bin, argv, { env: { ...process.env, ...env }, stdio: 'ignore' });
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+/** The plans of the queries every charged request or history page runs. */
+async function plans(db, accountId, keyHash, cursorId) {
+  const sqlite = db.client.config.client === 'sqlite3';
+  const queries = {
+    'key lookup': [`SELECT * FROM api_keys WHERE hash = ?`, [keyHash]],
+    'hold (conditional update)': [`UPDATE accounts SET held_units = held_units + 1 WHERE id = ? AND balance_units - held_units >= 1`, [accountId]],
+    'balance': [`SELECT balance_units, held_units FROM accounts WHERE id = ?`, [accountId]],
+    'history first page': [`SELECT * FROM ledger_transactions WHERE account_id = ? ORDER BY id DESC LIMIT 51`, [accountId]],
+    'history deep page': [`SELECT * FROM ledger_transactions WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT 51`, [accountId, cursorId]],
+    'expired holds (sweeper)': [`SELECT id FROM holds WHERE status = 'active' AND expires_at < ? ORDER BY expires_at LIMIT 500`, [Date.now()]],
+    'due jobs (runner)': [`SELECT id FROM jobs WHERE status IN ('queued', 'in_progress') AND next_run_at <= ? ORDER BY next_run_at LIMIT 16`, [Date.now()]],
+  };
+  const out = {};
+  for (const [name, [sql, bindings]] of Object.entries(queries)) {
+    const result = await db.raw(`${sqlite ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${sql}`, bindings);
+    const lines = sqlite ? result.map((row) => row.detail) : result.rows.map((row) => row['QUERY PLAN']);
+    const fullScan = lines.some((line) => (sqlite ? /^SCAN (?!.*USING)/.test(line) : /Seq Scan/.test(line)));
+    out[name] = { plan: lines.join(' | '), fullScan };
+  }
+  return out;
+}
+
+async function measureOnce(backend, label, env, key, simUrl, db, accountId, keyHash) {
+  const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
+  try {
+    await sleep(300);
+    const chat = await sequential({ name: 'gateway', base: gateway.url, key, model: 'bench/chat' }, { count: 500, warmup: 100, stream: false });
+    const top = await db('ledger_transactions').where({ account_id: accountId }).max({ id: 'id' }).first();
+    const cursorId = Math.max(1, Math.floor(Number(top.id) / 2));
+    const cursor = Buffer.from(`txn:${cursorId}`).toString('base64url');
+    const historyFirst = await timeGets(`${gateway.url}/v1/history?limit=50`, key, 200);
+    const historyDeep = await timeGets(`${gateway.url}/v1/history?limit=50&cursor=${cursor}`, key, 200);
+    const balanceSamples = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      await db('accounts').where({ id: accountId }).first('balance_units', 'held_units');
+      balanceSamples.push(performance.now() - started);
+    }
+    const balanceCli = timeCli(['balance', 'show', '--account', 'bench', '--json'], env);
+    const rowCount = Number((await db('ledger_transactions').count({ n: '*' }).first()).n);
+    return { backend, label, rows: rowCount, chatP50: chat.p50, historyFirst, historyDeep, balanceQuery: median(balanceSamples), balanceCli, plans: await plans(db, accountId, keyHash, cursorId) };
+  } finally {
+    await stop(gateway);
+  }
+}
+
+const simulator = await startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
+const direct = await sequential({ name: 'direct', base: simulator.url, key: 'none', model: 'chat' }, { count: 500, warmup: 100, stream: false });
+const results = [];
+try {
+  for (const backend of backends) {
+    log(`${backend}:`);
+    const { dir, configPath } = writeBenchConfig(simulator.url);
+    let databaseUrl = `sqlite:${path.join(dir, 'gateway.db')}`;
+    let dropDatabase;
+    if (backend === 'postgres') {
+      const name = `gw_scale_${Date.now()}`;
+      const admin = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+      await admin.raw(`CREATE DATABASE ${name}`);
+      await admin.destroy();
+      const url = new URL(pgAdminUrl);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+      dropDatabase = async () => {
+        const cleanup = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+        await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await cleanup.destroy();
+      };
+    }
+    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: databaseUrl };
+    const key = prepareAccount(env);
+    const db = connect(databaseUrl);
+    try {
+      const accountId = (await db('accounts').where({ name: 'bench' }).first('id')).id;
+      const { createHash } = await import('node:crypto');
+      const keyHash = createHash('sha256').update(key).digest('hex');
+      log('  empty database…');
+      results.push(await measureOnce(backend, 'empty', env, key, simulator.url, db, accountId, keyHash));
+      log(`  seeding ${rows.toLocaleString('en-US')} rows…`);
+      const started = Date.now();
+      await seedHistory(db, accountId, rows);
+      log(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s; measuring…`);
+      results.push(await measureOnce(backend, `${rows.toLocaleString('en-US')} rows`, env, key, simulator.url, db, accountId, keyHash));
+    } finally {
+      await db.destroy();
+      await dropDatabase?.();
+    }
+  }
+} finally {
+  await stop(simulator);
+}
+
+const ms = (value) => value.toFixed(2);
+const lines = [
+  `# History scale ${new Date().toISOString().slice(0, 10)} (${hostname()})`,
+  '',
+  `Reproduce: \`npm run build && node bench/scale.mjs --rows ${rows}\` (the seeding alone: \`npm run bench:seed -- --database URL --account NAME --rows N\`). Medians; chat at one connection, ${ms(direct.p50)} ms direct to the simulator.`,
+  '',
+  '| database | ledger rows | chat added p50 (ms) | GET /v1/history first page (ms) | deep cursor (ms) | balance query (ms) | `gateway balance show` (ms) |',
+  '|---|---|---|---|---|---|---|',
+  ...results.map((r) => `| ${r.backend} | ${r.rows.toLocaleString('en-US')} | ${ms(r.chatP50 - direct.p50)} | ${ms(r.historyFirst)} | ${ms(r.historyDeep)} | ${ms(r.balanceQuery)} | ${Math.round(r.balanceCli)} |`),
+  '',
+  '| database | query | plan | full scan |',
+  '|---|---|---|---|',
+  ...results.filter((r) => r.label !== 'empty').flatMap((r) => Object.entries(r.plans).map(([name, plan]) => `| ${r.backend} | ${name} | \`${plan.plan.replace(/\|/g, '/')}\` | ${plan.fullScan ? '**yes**' : 'no'} |`)),
+];
+const markdown = lines.join('\n');
+process.stdout.write(`${markdown}\n`);
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'scale-latest.md'), `${markdown}\n`);
+writeFileSync(path.join(outDir, 'scale-latest.json'), JSON.stringify({ direct, results }, null, 2));
