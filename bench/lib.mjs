@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import knex from 'knex';
 import { Agent, request } from 'undici';
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -174,5 +175,25 @@ export async function saturate(target, { connections, seconds, stream, pid }) {
     requests,
     cpuMsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : undefined,
     peakRssMb: pid ? peakRss : undefined,
+  };
+}
+
+export const pgAdminUrl = process.env.GATEWAY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh PostgreSQL database for one run: its URL and how to drop it. */
+export async function createPostgresDatabase(prefix) {
+  const name = `${prefix}_${Date.now()}`;
+  const admin = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  await admin.destroy();
+  const url = new URL(pgAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
+      await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.destroy();
+    },
   };
 }

@@ -14,12 +14,11 @@ import { cpus, hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import knex from 'knex';
-import { cores, option, options, prepareAccount, root, rssMb, saturate, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { cores, createPostgresDatabase, option, options, pgAdminUrl, prepareAccount, root, rssMb, saturate, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
-const pgAdminUrl = process.env.GATEWAY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const plan = smoke
   ? { count: 30, warmup: 10, seconds: 1, connections: [10] }
   : { count: 2000, warmup: 300, seconds: 8, connections: [50, 200] };
@@ -64,22 +63,9 @@ try {
   for (const backend of backends) {
     log(`${backend}:`);
     const { dir, configPath } = writeBenchConfig(simulator.url);
-    let databaseUrl;
-    let dropDatabase;
-    if (backend === 'postgres') {
-      const name = `gw_bench_${Date.now()}`;
-      const admin = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
-      await admin.raw(`CREATE DATABASE ${name}`);
-      await admin.destroy();
-      const url = new URL(pgAdminUrl);
-      url.pathname = `/${name}`;
-      databaseUrl = url.toString();
-      dropDatabase = async () => {
-        const cleanup = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
-        await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await cleanup.destroy();
-      };
-    }
+    const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_bench') : undefined;
+    const databaseUrl = postgres?.url;
+    const dropDatabase = postgres?.drop;
     const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(databaseUrl ? { GATEWAY_DATABASE_URL: databaseUrl } : {}) };
     const key = prepareAccount(env);
     const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
@@ -117,7 +103,7 @@ function table(run) {
     `| stream (20 chunks) latency p50 / p99 (ms) | ${ms(direct.streamLatency.p50)} / ${ms(direct.streamLatency.p99)} | ${ms(gateway.streamLatency.p50)} / ${ms(gateway.streamLatency.p99)} | ${ms(gateway.streamLatency.p50 - direct.streamLatency.p50)} / ${ms(gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
     `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
   ];
-  for (const [label, key] of Object.entries(gateway.saturation).map(([key]) => [key.replace('json', 'non-stream requests/s').replace('stream@', 'streams/s @').replace('@', ' @ ') + ' connections', key])) {
+  for (const [label, key] of Object.entries(gateway.saturation).map(([key]) => [key.replace('json', 'non-stream requests/s').replace('stream@', 'streams/s@').replace('@', ' @ ') + ' connections', key])) {
     const d = direct.saturation[key];
     const g = gateway.saturation[key];
     lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${ms(d?.p50)} / ${ms(d?.p99)}) | ${int(g.rps)} (${ms(g.p50)} / ${ms(g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);

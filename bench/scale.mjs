@@ -11,15 +11,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import knex from 'knex';
 import { Agent, request } from 'undici';
-import { bin, option, prepareAccount, root, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { bin, createPostgresDatabase, option, prepareAccount, root, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
 import { connect, seedHistory } from './seed-history.mjs';
 
 const args = process.argv.slice(2);
 const rows = Number(option(args, 'rows', '5000000'));
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
-const pgAdminUrl = process.env.GATEWAY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const requested = option(args, 'backend', 'both');
 const backends = requested === 'both' ? ['sqlite', 'postgres'] : [requested];
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -102,22 +100,9 @@ try {
   for (const backend of backends) {
     log(`${backend}:`);
     const { dir, configPath } = writeBenchConfig(simulator.url);
-    let databaseUrl = `sqlite:${path.join(dir, 'gateway.db')}`;
-    let dropDatabase;
-    if (backend === 'postgres') {
-      const name = `gw_scale_${Date.now()}`;
-      const admin = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
-      await admin.raw(`CREATE DATABASE ${name}`);
-      await admin.destroy();
-      const url = new URL(pgAdminUrl);
-      url.pathname = `/${name}`;
-      databaseUrl = url.toString();
-      dropDatabase = async () => {
-        const cleanup = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 } });
-        await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await cleanup.destroy();
-      };
-    }
+    const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_scale') : undefined;
+    const databaseUrl = postgres?.url ?? `sqlite:${path.join(dir, 'gateway.db')}`;
+    const dropDatabase = postgres?.drop;
     const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: databaseUrl };
     const key = prepareAccount(env);
     const db = connect(databaseUrl);

@@ -28,11 +28,11 @@ export async function seedHistory(db, accountId, rows, progress = (done) => proc
       const series = sqlite ? `WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${count}) ` : '';
       const from = sqlite ? 'FROM seq' : `FROM generate_series(1, ${count}) AS seq(x)`;
       await trx.raw(
-        `${series}INSERT INTO ledger_transactions (account_id, kind, amount_units, balance_after_units, description, created_at) SELECT ?, 'bonus', 1, ? + x, 'seeded history', ? + x ${from}`,
+        `${series}INSERT INTO ledger_transactions (account_id, kind, amount_units, balance_after_units, description, created_at) SELECT ?, 'bonus', 1, CAST(? AS BIGINT) + x, 'seeded history', CAST(? AS BIGINT) + x ${from}`,
         [accountId, base, now - rows + done],
       );
       await trx.raw(
-        `${series}INSERT INTO usage_records (request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at) SELECT 'req_seed_' || (? + x), ?, 'key_seed', 'chat-completions', 'bench/chat', 'upstream', 'chat', 'completed', 20, 0, 0, 20, 0, 1, ?, 5, 2, 'stop', ? + x ${from}`,
+        `${series}INSERT INTO usage_records (request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at) SELECT 'req_seed_' || (? + x), ?, 'key_seed', 'chat-completions', 'bench/chat', 'upstream', 'chat', 'completed', 20, 0, 0, 20, 0, 1, ?, 5, 2, 'stop', CAST(? AS BIGINT) + x ${from}`,
         [done, accountId, false, now - rows + done],
       );
       await trx('accounts').where({ id: accountId }).update({ balance_units: trx.raw('balance_units + ?', [count]) });

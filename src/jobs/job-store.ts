@@ -1,6 +1,7 @@
 // The durable side of async jobs. Every state change is one conditional statement or one
 // transaction, so that with any number of runners (and `kill -9` at any point):
-// - a job is created together with its hold (one transaction), once per idempotency key;
+// - a job is created together with its hold and its history line (one transaction), once
+//   per idempotency key;
 // - a runner works on a job only while it holds the job's lease (claimed by one UPDATE —
 //   PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite a single write statement, which takes the
 //   database's write lock for its whole duration like BEGIN IMMEDIATE);
@@ -62,11 +63,6 @@ export interface JobStoreOptions {
 const generationTypes: Record<JobKind, GenerationType> = { video: 'video', video_upscale: 'video', music: 'music' };
 
 const idPrefixes: Record<JobKind, string> = { video: 'video', video_upscale: 'video', music: 'music' };
-
-/** The prompt as the client sent it (the generation history shows it as stored). */
-function promptOf(job: Job): string | null {
-  return typeof job.request.prompt === 'string' ? job.request.prompt : null;
-}
 
 /** A stable hash of a JSON value: object keys sorted, so field order does not matter. */
 export function canonicalHash(value: unknown): string {
@@ -144,6 +140,11 @@ export class JobStore {
           created_at: now,
           updated_at: now,
         });
+        // Its line in the generation history, queued, in the same transaction.
+        await this.options.generations.record(
+          [{ accountId: input.accountId, keyId: input.keyId, type: generationTypes[input.kind], model: input.model, prompt: input.prompt, chargedUnits: 0n, fileIds: [], requestId: input.requestId, status: 'queued', jobId: id }],
+          { within: trx },
+        );
       });
     } catch (error) {
       if (input.idempotencyKey !== undefined && isUniqueViolation(error)) {
@@ -152,22 +153,6 @@ export class JobStore {
       }
       throw error;
     }
-    // The history entry is written after the job: a crash in between loses only the
-    // in-progress line of the history, which the terminal update writes again (see finish).
-    await this.options.generations.record([
-      {
-        accountId: input.accountId,
-        keyId: input.keyId,
-        type: generationTypes[input.kind],
-        model: input.model,
-        prompt: input.prompt,
-        chargedUnits: 0n,
-        fileIds: [],
-        requestId: input.requestId,
-        status: 'queued',
-        jobId: id,
-      },
-    ]);
     return { job: (await this.get(null, id))!, created: true };
   }
 
@@ -300,16 +285,7 @@ export class JobStore {
         }
       }
       if (chargedUnits > 0n) await trx('jobs').where({ id: job.id }).update({ charged_units: unitsToSql(chargedUnits) });
-      const fileIds = outcome.result?.fileIds ?? [];
-      const recorded = await trx('generations').where({ job_id: job.id }).first('row_id');
-      if (recorded) {
-        await this.options.generations.updateForJob(job.id, { status: outcome.status, chargedUnits, fileIds }, { within: trx });
-      } else {
-        await this.options.generations.record(
-          [{ accountId: job.accountId, keyId: job.keyId, type: generationTypes[job.kind], model: job.model, prompt: promptOf(job), chargedUnits, fileIds, requestId: job.requestId, status: outcome.status, jobId: job.id }],
-          { within: trx },
-        );
-      }
+      await this.options.generations.updateForJob(job.id, { status: outcome.status, chargedUnits, fileIds: outcome.result?.fileIds ?? [] }, { within: trx });
       const row = await trx('jobs').where({ id: job.id }).first();
       finished = jobFromRow(row);
       if (finished.webhookUrl) {
