@@ -1,11 +1,12 @@
 // Facts the gateway reads from uploaded media itself instead of trusting the client: the
 // duration of audio (transcription is charged per second of it) and the type of an image
 // (a corrupt or foreign upload is a 422 before anything is held or sent upstream).
-import { parseBuffer } from 'music-metadata';
 
 /** Seconds of audio in the file, or undefined when it cannot be decoded. */
 export async function audioSeconds(data: Uint8Array, mediaType?: string): Promise<number | undefined> {
   try {
+    // Loaded on first use: the parser is ~7 MB of memory a gateway without audio uploads never needs.
+    const { parseBuffer } = await import('music-metadata');
     const metadata = await parseBuffer(data, mediaType ? { mimeType: mediaType } : undefined, { duration: true, skipCovers: true });
     const seconds = metadata.format.duration;
     return seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;

@@ -1,7 +1,6 @@
 // POST /v1/images/upscale (multipart): `image`, `scale` 2 or 4 (default 4). The input is
 // resized first so the output stays within 4K (see media/upscale-plan.ts), then upscaled by
 // the upscaler vendor; charged per image, returned as b64_json and recorded in the history.
-import sharp from 'sharp';
 import { z } from 'zod';
 import { imageUnitPrice, imagesPriceUnits } from '../../billing/media-pricing.js';
 import { imageType } from '../../media/inspect.js';
@@ -29,6 +28,8 @@ export const upscaleImage: Handler = async (ctx, services) => {
     : (services.catalog.enabledModels.find((m) => m.type === 'image' && m.id.includes('upscale')) ?? resolveMediaModel(services, undefined, ['image']));
   ctx.state.model = model.id;
   if (!imageType(upload.file.data)) throw invalid(['body', 'image'], `"${upload.file.filename}" is not a PNG, JPEG or WebP image`);
+  // sharp (libvips) is loaded on the first upscale: ~20 MB a gateway that never upscales does not pay.
+  const { default: sharp } = await import('sharp');
   let metadata;
   try {
     metadata = await sharp(upload.file.data).metadata();
