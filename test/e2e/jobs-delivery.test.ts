@@ -104,3 +104,44 @@ testOnBackends('video upscale: held from the file (resolution × duration × fac
   t.is((await fetch(`${gateway.url}/v1/videos/upscale`, { method: 'POST', headers: { authorization: `Bearer ${client.key}` }, body: factor })).status, 422);
   await assertJobMoneySettled(t, database, client.accountId);
 });
+
+testOnBackends('webhooks: a redirect is not followed (retried, then given up); a job past its deadline fails and releases its hold', async (t, database) => {
+  let targetHits = 0;
+  const target = createServer((_request, response) => {
+    targetHits++;
+    response.end('ok');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  let redirects = 0;
+  const redirecting = createServer((request, response) => {
+    request.resume();
+    redirects++;
+    response.writeHead(302, { location: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` }).end();
+  });
+  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => Promise.all([target, redirecting].map((server) => new Promise<void>((resolve) => server.close(() => resolve())))));
+  const gateway = await startJobGateway(t, database, { jobs: { tick: '50ms', lease: '5s', deadline: '1s', concurrency: 16 } });
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const late = await api(gateway, client.key, 'POST', '/v1/videos', {
+    model: 'sim/video',
+    prompt: 'too slow [[sim:job-seconds=20]]',
+    webhook_url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`,
+    wait: true,
+    wait_timeout: 10,
+  });
+  t.is(late.body.status, 'failed');
+  t.is(late.body.error.code, 'deadline_exceeded');
+  t.is(late.body.charged_rub, '0.0000');
+  const until = Date.now() + 10_000;
+  let delivery: any;
+  while (Date.now() < until) {
+    delivery = await database.db('webhook_deliveries').where({ job_id: late.body.id }).first();
+    if (delivery?.status === 'failed') break;
+    await sleep(100);
+  }
+  t.is(delivery.status, 'failed', 'given up after the configured retries');
+  t.is(delivery.attempts, 4, 'the first attempt and one per retry delay');
+  t.is(redirects, 4);
+  t.is(targetHits, 0, 'the redirect target was never called');
+  await assertJobMoneySettled(t, database, client.accountId);
+});
