@@ -15,7 +15,6 @@ testOnBackends('topup, hold, settle below the hold: charge written, rest release
   const settlement = await ledger.settle(hold.id, 12_345n);
   t.is(settlement.chargedUnits, 12_345n);
   t.false(settlement.capped);
-  t.is(settlement.balanceUnits, 87_655n);
   t.deepEqual(await ledger.balance(account.id), { accountId: account.id, balanceUnits: 87_655n, heldUnits: 0n, availableUnits: 87_655n });
   const charge = await db('ledger_transactions').where({ kind: 'charge' }).first();
   t.is(Number(charge.amount_units), -12_345);
@@ -53,7 +52,7 @@ testOnBackends('a charge above the hold is capped at the hold; zero actual cost 
   const free = await ledger.hold(account.id, 10_000n, { ttlMs });
   const zero = await ledger.settle(free.id, 0n);
   t.is(zero.chargedUnits, 0n);
-  t.is(zero.transactionId, null);
+  t.is(Number((await db('ledger_transactions').where({ hold_id: free.id }).count({ n: '*' }).first())?.n), 0, 'a zero charge writes no ledger row');
   t.is((await ledger.balance(account.id)).balanceUnits, 40_000n);
   await assertLedgerInvariants(t, db);
 });
