@@ -8,7 +8,6 @@
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { reportedCostUnits } from '../billing/job-pricing.js';
-import type { CatalogModel } from '../catalog/catalog.js';
 import type { Config } from '../config/load.js';
 import type { JobKind, UpstreamJobState } from '../model/jobs.js';
 import type { InputFile } from '../model/media.js';
@@ -20,7 +19,7 @@ import { runMediaOperation } from '../providers/media/transport.js';
 import type { MediaTarget } from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
 import { routeKey } from '../pipeline/routing.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog, CatalogModel } from '../catalog/catalog.js';
 import type { Files } from '../storage/files.js';
 import { newId } from '../util/ids.js';
 import type { Job, JobResult } from './job.js';

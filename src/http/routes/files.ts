@@ -49,9 +49,13 @@ export const retrieveFile: Handler = async (ctx, services) => {
   ctx.body = publicFile(await ownFile(ctx, services));
 };
 
-export const fileContent: Handler = async (ctx, services) => {
-  const file = await ownFile(ctx, services);
+/** A stored file's bytes, with Range; its content hash is the ETag. */
+export async function sendStoredFile(ctx: Context, services: ServerServices, file: StoredFile): Promise<void> {
   sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+}
+
+export const fileContent: Handler = async (ctx, services) => {
+  await sendStoredFile(ctx, services, await ownFile(ctx, services));
 };
 
 export const keepFile: Handler = async (ctx, services) => {

@@ -6,9 +6,8 @@ import { generationTypes, publicGeneration, type Generation, type GenerationType
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { ApiError } from '../errors.js';
-import { sendContent } from '../range.js';
 import type { Context, Handler } from '../state.js';
-import { listPage, pageQuery, withCursor } from './files.js';
+import { listPage, pageQuery, sendStoredFile, withCursor } from './files.js';
 
 const listQuery = pageQuery.extend({ type: z.enum(generationTypes).optional() });
 
@@ -42,5 +41,5 @@ export const generationContent: Handler = async (ctx, services) => {
   if (fileId === undefined) throw new ApiError(404, `The ${generation.type} generation ${generation.number} has no file at index ${rawIndex}.`, { code: 'not_found', type: 'invalid_request_error' });
   const file = await services.files.get(generation.accountId, fileId);
   if (!file) throw new ApiError(404, `The content of ${generation.type} generation ${generation.number} has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
-  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+  await sendStoredFile(ctx, services, file);
 };

@@ -1,12 +1,15 @@
-// What the create endpoints of async jobs share: the control fields (idempotency, webhook,
-// wait) and the answer — the job as created, or with `wait` the job once finished (or as it
-// is when `wait_timeout` runs out).
+// What the routes of async jobs (videos, video upscale, music) share: the control fields
+// (idempotency, webhook, wait), the answer — the job as created, or with `wait` the job once
+// finished (or as it is when `wait_timeout` runs out) —, finding the caller's own job, serving
+// its result files, and saying when a model name is deprecated.
 import { z } from 'zod';
 import { publicJobObject } from '../../jobs/job-object.js';
 import type { Job } from '../../jobs/job.js';
 import { waitForJob } from '../../pipeline/jobs.js';
 import type { ServerServices } from '../../services.js';
+import { ApiError } from '../errors.js';
 import type { Context } from '../state.js';
+import { sendStoredFile } from './files.js';
 
 export const jobControlFields = {
   idempotency_key: z.string().min(1).max(128).optional(),
@@ -29,4 +32,29 @@ export async function respondWithJob(ctx: Context, services: ServerServices, job
     }
   }
   ctx.body = publicJobObject(current, { fileTtlMs: services.config.storage.tempTtlMs });
+}
+
+/** The model name used belongs to another catalog (or is deprecated): still served, but say so. */
+export function markDeprecated(ctx: Context, services: ServerServices, requested: string | undefined, served: string): void {
+  ctx.set('Deprecation', 'true');
+  services.logger.warn({ requestId: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
+}
+
+/** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
+export async function ownJob(ctx: Context, services: ServerServices, kinds: readonly Job['kind'][], noun: string): Promise<Job> {
+  const job = await services.jobs.get(ctx.state.apiKey!.accountId, ctx.params.id ?? '');
+  if (!job || !kinds.includes(job.kind)) throw new ApiError(404, `No ${noun} found with id '${ctx.params.id}'.`, { code: 'not_found', type: 'invalid_request_error' });
+  return job;
+}
+
+/** Serves the n-th result file of a completed job, with Range; 409 before completion. */
+export async function sendJobFile(ctx: Context, services: ServerServices, job: Job, index: number, noun: string): Promise<void> {
+  if (job.status !== 'completed') {
+    throw new ApiError(409, `The ${noun} is not ready: its status is ${job.status === 'cancelled' ? 'failed (cancelled)' : job.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
+  }
+  const fileId = job.result?.fileIds[index];
+  if (fileId === undefined) throw new ApiError(404, `The ${noun} has no file at index ${index}.`, { code: 'not_found', type: 'invalid_request_error' });
+  const file = await services.files.get(job.accountId, fileId);
+  if (!file) throw new ApiError(404, `The ${noun}'s content has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
+  await sendStoredFile(ctx, services, file);
 }

@@ -11,8 +11,7 @@ import { resolveJobModel, submitJob, validateWebhookUrl } from '../../pipeline/j
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import type { Handler } from '../state.js';
-import { jobControlFields, respondWithJob } from './job-responses.js';
-import { markDeprecated, ownJob, sendJobFile } from './videos.js';
+import { jobControlFields, markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
 
 // Limits of the Suno-style vendors' newest models (V4_5+): description 500, lyrics 5000,
 // style 1000, title 100 characters.

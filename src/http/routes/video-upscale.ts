@@ -9,8 +9,7 @@ import { resolveJobModel, submitJob, validateWebhookUrl } from '../../pipeline/j
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
 import type { Handler } from '../state.js';
-import { jobControlFields, respondWithJob } from './job-responses.js';
-import { markDeprecated } from './videos.js';
+import { jobControlFields, markDeprecated, respondWithJob } from './job-responses.js';
 
 /** Largest video accepted for upscaling (kept in memory while read; see multipart.ts). */
 export const maxUpscaleVideoBytes = 100 * 1024 * 1024;

@@ -7,16 +7,13 @@ import { videoPriceUnits } from '../../billing/job-pricing.js';
 import { convertDecimal } from '../../billing/pricing.js';
 import { imageType } from '../../media/inspect.js';
 import { publicJobObject } from '../../jobs/job-object.js';
-import type { Job } from '../../jobs/job.js';
 import type { InputFile } from '../../model/media.js';
 import { resolveJobModel, submitJob, validateWebhookUrl } from '../../pipeline/jobs.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
-import { ApiError } from '../errors.js';
 import { readMultipart } from '../multipart.js';
-import { sendContent } from '../range.js';
 import type { Context, Handler } from '../state.js';
-import { jobControlFields, respondWithJob } from './job-responses.js';
+import { jobControlFields, markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
 
 /** A reference image may be this large (OpenAI's own limit for input_reference). */
 const maxReferenceBytes = 25 * 1024 * 1024;
@@ -150,19 +147,6 @@ export const createVideo: Handler = async (ctx, services) => {
   await respondWithJob(ctx, services, job, fields);
 };
 
-/** The model name used belongs to another catalog (or is deprecated): still served, but say so. */
-export function markDeprecated(ctx: Context, services: ServerServices, requested: string | undefined, served: string): void {
-  ctx.set('Deprecation', 'true');
-  services.logger.warn({ requestId: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
-}
-
-/** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
-export async function ownJob(ctx: Context, services: ServerServices, kinds: readonly Job['kind'][], noun: string): Promise<Job> {
-  const job = await services.jobs.get(ctx.state.apiKey!.accountId, ctx.params.id ?? '');
-  if (!job || !kinds.includes(job.kind)) throw new ApiError(404, `No ${noun} found with id '${ctx.params.id}'.`, { code: 'not_found', type: 'invalid_request_error' });
-  return job;
-}
-
 export const retrieveVideo: Handler = async (ctx, services) => {
   const job = await ownJob(ctx, services, ['video', 'video_upscale'], 'video');
   ctx.state.model = job.model;
@@ -170,18 +154,6 @@ export const retrieveVideo: Handler = async (ctx, services) => {
   if (job.status === 'queued' || job.status === 'in_progress') ctx.set('openai-poll-after-ms', '1000');
   ctx.body = publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs });
 };
-
-/** Serves the n-th result file of a completed job, with Range; 409 before completion. */
-export async function sendJobFile(ctx: Context, services: ServerServices, job: Job, index: number, noun: string): Promise<void> {
-  if (job.status !== 'completed') {
-    throw new ApiError(409, `The ${noun} is not ready: its status is ${job.status === 'cancelled' ? 'failed (cancelled)' : job.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
-  }
-  const fileId = job.result?.fileIds[index];
-  if (fileId === undefined) throw new ApiError(404, `The ${noun} has no file at index ${index}.`, { code: 'not_found', type: 'invalid_request_error' });
-  const file = await services.files.get(job.accountId, fileId);
-  if (!file) throw new ApiError(404, `The ${noun}'s content has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
-  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
-}
 
 export const videoContent: Handler = async (ctx, services) => {
   const job = await ownJob(ctx, services, ['video', 'video_upscale'], 'video');
