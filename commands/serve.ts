@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { checkCatalog } from '../src/catalog/check.js';
 import { GatewayCommand } from '../src/cli/base-command.js';
+import { stopOnSignals } from '../src/cli/stop-on-signals.js';
 import { ConfigError } from '../src/config/load.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startServer } from '../src/http/server.js';
@@ -36,15 +37,7 @@ export default class Serve extends GatewayCommand {
       services.logger.info({ url: server.url, database, jobRunner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
       if (flags.json) process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
       else process.stderr.write(`gateway listening on ${server.url} (API under ${server.url}/v1)\n`);
-      const stop = (signal: string) => {
-        services!.logger.info({ signal }, 'stopping');
-        server.stop().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      stopOnSignals(services.logger, () => server.stop());
     } catch (error) {
       await services?.close().catch(() => undefined);
       this.fail(error);

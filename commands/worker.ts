@@ -1,4 +1,5 @@
 import { GatewayCommand } from '../src/cli/base-command.js';
+import { stopOnSignals } from '../src/cli/stop-on-signals.js';
 import { createJobRunner } from '../src/jobs/runner.js';
 import { createLogger } from '../src/observability/logger.js';
 import { openServerServices } from '../src/services.js';
@@ -26,19 +27,12 @@ export default class Worker extends GatewayCommand {
       services.logger.info({ runner: runner.owner, concurrency: config.jobs.concurrency }, 'job runner started');
       if (flags.json) process.stdout.write(`${JSON.stringify({ runner: runner.owner, pid: process.pid })}\n`);
       else process.stderr.write(`gateway worker ${runner.owner} running (Ctrl-C to stop)\n`);
-      const stop = (signal: string) => {
-        services!.logger.info({ signal }, 'stopping');
+      const running = services;
+      stopOnSignals(running.logger, async () => {
         clearInterval(sweeper);
-        runner
-          .stop()
-          .then(() => services!.close())
-          .then(
-            () => process.exit(0),
-            () => process.exit(1),
-          );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+        await runner.stop();
+        await running.close();
+      });
     } catch (error) {
       await services?.close().catch(() => undefined);
       this.fail(error);
