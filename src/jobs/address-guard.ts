@@ -5,7 +5,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
 
 export interface AddressPolicy {
   readonly allowLoopback: boolean;
@@ -93,27 +93,43 @@ export async function checkWebhookUrl(url: string, policy: AddressPolicy, lookup
   return undefined;
 }
 
-/** An undici Agent whose connections go only to allowed addresses, checked after resolution. */
+/**
+ * An undici Agent whose connections go only to allowed addresses. A name is resolved here and
+ * connected to an allowed address it resolves to; an IP literal never reaches a lookup (Node
+ * connects to it directly), so it is judged before the connector is called.
+ */
 export function guardedAgent(policy: AddressPolicy, timeoutMs: number): Agent {
   const guardedLookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookupAll(hostname).then(
+    resolveAll(hostname).then(
       (addresses) => {
-        const allowed = addresses.find((entry) => refusedAddress(entry.address, policy) === undefined);
+        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+        const allowed = wanted.find((entry) => refusedAddress(entry.address, policy) === undefined);
         if (!allowed) {
-          const error = Object.assign(new Error(`refused to connect to ${hostname}: ${refusedAddress(addresses[0]?.address ?? hostname, policy) ?? 'no address'}`), { code: 'EADDRREFUSED' });
-          callback(error, '', 0);
+          callback(connectRefused(hostname, refusedAddress(wanted[0]?.address ?? hostname, policy) ?? 'no usable address'), '', 0);
           return;
         }
-        if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [allowed]);
+        // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily): give it only the allowed one.
+        if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [allowed]);
         else callback(null, allowed.address, allowed.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
     );
   };
-  return new Agent({ connect: { lookup: guardedLookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
+  const connect = buildConnector({ lookup: guardedLookup, timeout: timeoutMs });
+  const guardedConnect: buildConnector.connector = (options, callback) => {
+    const host = options.hostname.replace(/^\[|\]$/g, '');
+    const refused = isIP(host) ? refusedAddress(host, policy) : undefined;
+    if (refused) callback(connectRefused(host, refused), null);
+    else connect(options, callback);
+  };
+  return new Agent({ connect: guardedConnect, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
 }
 
-async function dnsLookupAll(hostname: string): Promise<{ address: string; family: number }[]> {
-  if (isIP(hostname)) return [{ address: hostname, family: isIP(hostname) }];
-  return systemLookup(hostname);
+function connectRefused(host: string, reason: string): Error {
+  return Object.assign(new Error(`refused to connect to ${host}: ${reason}`), { code: 'EADDRREFUSED' });
+}
+
+async function resolveAll(hostname: string): Promise<{ address: string; family: number }[]> {
+  const family = isIP(hostname);
+  return family ? [{ address: hostname, family }] : systemLookup(hostname);
 }

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { request, type Agent } from 'undici';
 import type { Config } from '../config/load.js';
+import { isPostgres } from '../db/connect.js';
 import type { Logger } from '../observability/logger.js';
 import { newId } from '../util/ids.js';
 import { guardedAgent } from './address-guard.js';
@@ -38,8 +39,11 @@ export async function enqueueWebhook(db: Knex | Knex.Transaction, delivery: { jo
 
 /** How much of a receiver's answer is read (then the connection is released). */
 const maxAnswerBytes = 4096;
-/** A claimed delivery not finished within this is claimable again (its runner died). */
-const leaseMs = 120_000;
+/**
+ * A claimed delivery not finished this long after its attempt's time limit is claimable again
+ * (its runner died); the margin covers reading the secret and storing the outcome.
+ */
+const leaseMarginMs = 60_000;
 
 interface DeliveryRow {
   id: string;
@@ -70,47 +74,51 @@ export class WebhookSender {
       .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
       .orderBy('next_attempt_at')
       .limit(limit);
-    if (db.client.config.client === 'pg') candidates.forUpdate().skipLocked();
+    // Several runners on one PostgreSQL each take other rows; one SQLite statement is atomic by itself.
+    if (isPostgres(db)) candidates.forUpdate().skipLocked();
     const claimed: DeliveryRow[] = await db('webhook_deliveries')
       .whereIn('id', candidates)
       .where({ status: 'pending' })
       .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
-      .update({ lease_owner: this.options.owner, lease_until: now + leaseMs })
+      .update({ lease_owner: this.options.owner, lease_until: now + this.options.config.timeoutMs + leaseMarginMs })
       .returning(['id', 'job_id', 'account_id', 'url', 'payload', 'attempts']);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    const outcomes = await Promise.allSettled(claimed.map((delivery) => this.attempt(delivery)));
+    // An outcome that could not be stored leaves the row leased: it is attempted again once the lease expires.
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') this.options.logger.error({ err: outcome.reason, webhookId: claimed[index]!.id }, 'webhook delivery outcome not stored');
+    });
     return claimed.length;
   }
 
   private async attempt(delivery: DeliveryRow): Promise<void> {
     const { db, logger, config, owner } = this.options;
-    const account = await db('accounts').where({ id: delivery.account_id }).first('webhook_secret');
+    // The secret is read now, not at enqueue: a rotated secret signs every later attempt.
+    const account: { webhook_secret: string } | undefined = await db('accounts').where({ id: delivery.account_id }).first('webhook_secret');
     const timestamp = Math.floor(this.now() / 1000);
     let status: number | null = null;
     let problem: string | null = null;
-    try {
-      const response = await request(delivery.url, {
-        method: 'POST',
-        dispatcher: this.agent, // undici's request never follows redirects (no redirect interceptor)
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'gateway-webhooks/1',
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(account?.webhook_secret ?? '', delivery.id, timestamp, delivery.payload),
-        },
-        body: delivery.payload,
-        signal: AbortSignal.timeout(config.timeoutMs),
-      });
-      status = response.statusCode;
-      let read = 0;
-      for await (const chunk of response.body) {
-        read += (chunk as Buffer).length;
-        if (read > maxAnswerBytes) break;
+    if (!account) problem = 'the account no longer exists';
+    else {
+      try {
+        const response = await request(delivery.url, {
+          method: 'POST',
+          dispatcher: this.agent, // undici's request follows no redirect (no redirect interceptor is composed)
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'gateway-webhooks/1',
+            'webhook-id': delivery.id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signWebhook(account.webhook_secret, delivery.id, timestamp, delivery.payload),
+          },
+          body: delivery.payload,
+          signal: AbortSignal.timeout(config.timeoutMs),
+        });
+        status = response.statusCode;
+        await discardAnswer(response.body);
+        if (status < 200 || status >= 300) problem = `answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
+      } catch (error) {
+        problem = (error as Error).message;
       }
-      response.body.destroy();
-      if (status < 200 || status >= 300) problem = `answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
-    } catch (error) {
-      problem = (error as Error).message;
     }
     const attempts = delivery.attempts + 1;
     const base = db('webhook_deliveries').where({ id: delivery.id, lease_owner: owner });
@@ -134,5 +142,20 @@ export class WebhookSender {
 
   async close(): Promise<void> {
     await this.agent.close().catch(() => undefined);
+  }
+}
+
+/** Reads at most a few KB of the receiver's answer and drops the rest: the status is the outcome. */
+async function discardAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<void> {
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += chunk.length;
+      if (read > maxAnswerBytes) break;
+    }
+  } catch {
+    // an answer cut short after its status line changes nothing
+  } finally {
+    body.destroy();
   }
 }
