@@ -21,7 +21,7 @@ const { dir, configPath } = writeBenchConfig(simulator.url);
 const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(database ? { GATEWAY_DATABASE_URL: database } : {}) };
 const key = prepareAccount(env);
 const profileDir = mkdtempSync(path.join(tmpdir(), 'gw-prof-'));
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
+const child = spawn('taskset', ['-c', '0', process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
   env: { ...process.env, ...env },
   stdio: ['ignore', 'pipe', 'pipe'],
 });

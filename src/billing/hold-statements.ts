@@ -1,6 +1,7 @@
 // The hold, settle and release of the ledger as ONE statement each, per database. A charged
-// request pays a database round trip per statement (through knex and the driver: ~0.2 ms
-// each on SQLite), so these three — on every generating request — are single statements:
+// request pays a database round trip per statement, so these three — on every generating
+// request — are single statements, run by src/db/hot-statements.ts (prepared once, grouped
+// into one commit with the other requests' statements on SQLite):
 // - PostgreSQL: data-modifying CTEs chain the conditional steps in one atomic statement.
 // - SQLite (no data-modifying CTEs): the statement touches `holds` only and the triggers of
 //   migration 20261124010000 move the money in the same statement — reserve on INSERT
@@ -10,22 +11,24 @@
 // at most once (`WHERE status = 'active'`), the account row is written before the ledger row
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
-export type Dialect = 'pg' | 'sqlite3';
+import type { HotStatement } from '../db/hot-statements.js';
 
 /** Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at. Returns the id when placed, no row when refused. */
-export const placeHold: Record<Dialect, string> = {
+export const placeHold: HotStatement = {
+  writes: true,
   pg: `WITH reserved AS (
          UPDATE accounts SET held_units = held_units + CAST(:amount AS BIGINT)
          WHERE id = :account AND balance_units - held_units >= CAST(:amount AS BIGINT) RETURNING id
        )
        INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
        SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt FROM reserved RETURNING id`,
-  sqlite3: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
+  sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
             VALUES (:id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt) RETURNING id`,
 };
 
 /** Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's). Returns amount_units and charged_units, or no row when the hold was not active. */
-export const settleHold: Record<Dialect, string> = {
+export const settleHold: HotStatement = {
+  writes: true,
   pg: `WITH closed AS (
          UPDATE holds SET status = 'settled', charged_units = LEAST(amount_units, CAST(:actual AS BIGINT)), closed_at = :closedAt,
            model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
@@ -41,19 +44,20 @@ export const settleHold: Record<Dialect, string> = {
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
-  sqlite3: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
+  sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
               model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
             WHERE id = :id AND status = 'active' RETURNING amount_units, charged_units`,
 };
 
 /** Bindings: id, closedAt. Returns a row when the hold was active and is now released. */
-export const releaseHold: Record<Dialect, string> = {
+export const releaseHold: HotStatement = {
+  writes: true,
   pg: `WITH closed AS (
          UPDATE holds SET status = 'released', charged_units = 0, closed_at = :closedAt WHERE id = :id AND status = 'active'
          RETURNING account_id, amount_units
        )
        UPDATE accounts SET held_units = accounts.held_units - closed.amount_units FROM closed WHERE accounts.id = closed.account_id RETURNING accounts.id`,
-  sqlite3: `UPDATE holds SET status = 'released', charged_units = 0, closed_at = :closedAt WHERE id = :id AND status = 'active' RETURNING id`,
+  sqlite: `UPDATE holds SET status = 'released', charged_units = 0, closed_at = :closedAt WHERE id = :id AND status = 'active' RETURNING id`,
 };
 
 /** The SQLite error a refused reservation raises (see the migration's trigger). */

@@ -10,7 +10,8 @@
 import type { Knex } from 'knex';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
-import { type Dialect, insufficientBalanceMarker, placeHold, releaseHold, settleHold } from './hold-statements.js';
+import { hotStatements, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
+import { insufficientBalanceMarker, placeHold, releaseHold, settleHold } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
 
 export const creditKinds = ['topup', 'bonus', 'referral', 'refund', 'adjustment'] as const;
@@ -45,14 +46,16 @@ export interface EntryDetails {
 }
 
 export class Ledger {
-  /** Which statements of hold-statements.ts this database runs. */
-  private readonly dialect: Dialect;
+  /** Runs hold, settle and release outside a caller's transaction. */
+  private readonly statements: HotStatements;
+  private readonly isPostgres: boolean;
 
   constructor(
     private readonly db: Knex,
     private readonly now: () => number = Date.now,
   ) {
-    this.dialect = db.client.config.client === 'pg' ? 'pg' : 'sqlite3';
+    this.isPostgres = db.client.config.client === 'pg';
+    this.statements = hotStatements(db);
   }
 
   /** Adds money (topup, bonus, referral, refund) or, with a negative adjustment, removes it. */
@@ -141,10 +144,11 @@ export class Ledger {
     return rows.length > 0;
   }
 
-  /** Runs one of the hold statements of this database; the rows it returned. */
-  private async run(within: Knex.Transaction | undefined, statement: Record<Dialect, string>, bindings: Record<string, string | number | null>): Promise<unknown[]> {
-    const result = await (within ?? this.db).raw(statement[this.dialect], bindings);
-    return (this.dialect === 'pg' ? result.rows : result) as unknown[];
+  /** Runs one of the hold statements, inside the caller's transaction when given; the rows it returned. */
+  private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
+    if (!within) return this.statements.run(statement, bindings);
+    const result = await within.raw(this.isPostgres ? statement.pg : statement.sqlite, bindings);
+    return (this.isPostgres ? result.rows : result) as unknown[];
   }
 
   /** Releases holds past their expiry (a crashed process never settled them). Returns how many. */
