@@ -1,26 +1,28 @@
 // The few statements every request runs (the key lookup; hold, settle and release), run
-// without knex's per-query work and, on SQLite, grouped.
+// without knex's per-query work, and grouped across concurrent requests.
 //
 // Measured on the 2-core VM (one core): through knex a SELECT by key costs ~0.13 ms of CPU and
-// a hold + settle ~0.7 ms, most of it knex building the query and its pool hop, plus one
-// WAL commit per statement. Here, on SQLite:
-// - each statement is prepared once per connection and run through the driver (~0.03 ms);
-// - statements that arrive while a group runs wait and run as the next group, in one
-//   transaction when the group writes more than once: one commit for many requests (group
-//   commit). Every statement keeps its own atomicity (SQLite undoes a failed statement, not
-//   the transaction) and a caller hears of its write only after the COMMIT that made it durable;
-//   a failed COMMIT fails every write of the group, and nothing of it stays.
-// The connection is the one of knex's pool (max 1 on SQLite), borrowed per group, so these
-// statements queue fairly with every other query of the process.
-// On PostgreSQL each statement runs on a connection of knex's pool as a named prepared
-// statement of the driver (parsed and planned once per connection); statements of concurrent
-// requests run in parallel on their own connections, each its own transaction, as before.
+// a hold + settle on SQLite ~0.7 ms, most of it knex building the query and its pool hop, plus
+// one commit per statement; PostgreSQL tops out near 600 hold + settle pairs/s on its commit
+// flushes. Here:
+// - each statement is prepared once per connection and run through the driver (node-sqlite3
+//   prepared statements; node-postgres named statements, parsed and planned once);
+// - statements that arrive while a group runs wait and run as the next group on one
+//   connection, in one transaction when the group writes more than once: one commit for many
+//   requests (group commit). A caller hears of its write only after the COMMIT that made it
+//   durable, so no acknowledged write can be lost with the group.
+// - Each statement keeps its own atomicity: a refusal (SQLite's RAISE in a trigger) undoes that
+//   statement only; any other error, or a failed COMMIT, rolls the whole group back and every
+//   statement of it runs again alone, so each caller gets its own outcome.
+// The connection is borrowed from knex's pool per group (on SQLite the only one), so these
+// statements queue fairly with every other query of the process. A group of one runs alone,
+// with no transaction around it: one connection at a time costs no latency.
 import type { Knex } from 'knex';
 
 export interface HotStatement {
   /** SQLite text with :name parameters. */
   readonly sqlite: string;
-  /** PostgreSQL text with knex :name bindings. */
+  /** PostgreSQL text with :name parameters. */
   readonly pg: string;
   /** Whether it writes (a group with more than one write runs in a transaction). */
   readonly writes: boolean;
@@ -38,65 +40,24 @@ const registry = new WeakMap<Knex, HotStatements>();
 export function hotStatements(db: Knex): HotStatements {
   let runner = registry.get(db);
   if (!runner) {
-    runner = db.client.config.client === 'pg' ? new PostgresStatements(db) : new SqliteStatements(db);
+    runner = new GroupedStatements(db, db.client.config.client === 'pg' ? new PostgresDriver() : new SqliteDriver());
     registry.set(db, runner);
   }
   return runner;
 }
 
-/** The parts of node-postgres used here. */
-interface PostgresConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-
-class PostgresStatements implements HotStatements {
-  /** Statement text → its name and positional form ($1…) with the binding names in order. */
-  private readonly positional = new Map<string, { name: string; text: string; names: string[] }>();
-
-  constructor(private readonly db: Knex) {}
-
-  async run<Row>(statement: HotStatement, bindings: Bindings): Promise<Row[]> {
-    const prepared = this.prepare(statement.pg);
-    const connection = (await this.db.client.acquireConnection()) as PostgresConnection;
-    try {
-      const result = await connection.query({ name: prepared.name, text: prepared.text, values: prepared.names.map((name) => bindings[name]) });
-      return result.rows as Row[];
-    } finally {
-      this.db.client.releaseConnection(connection);
-    }
-  }
-
-  private prepare(sql: string): { name: string; text: string; names: string[] } {
-    let prepared = this.positional.get(sql);
-    if (!prepared) {
-      const names: string[] = [];
-      const text = sql.replace(/(?<!:):([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
-        const index = names.indexOf(name);
-        if (index >= 0) return `$${index + 1}`;
-        names.push(name);
-        return `$${names.length}`;
-      });
-      prepared = { name: `gateway_hot_${this.positional.size + 1}`, text, names };
-      this.positional.set(sql, prepared);
-    }
-    return prepared;
-  }
-}
-
-/** The parts of node-sqlite3 used here. */
-interface SqliteStatement {
-  all(parameters: Record<string, unknown>, callback: (error: Error | null, rows: unknown[]) => void): void;
-  finalize(callback: () => void): void;
-}
-interface SqliteConnection {
-  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
-  exec(sql: string, callback: (error: Error | null) => void): void;
-  close(callback: (error: Error | null) => void): void;
+/** What the grouping needs of a driver, on a connection of knex's pool. */
+interface Driver {
+  readonly begin: string;
+  run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]>;
+  exec(connection: unknown, sql: string): Promise<void>;
+  /** Whether this error undid only its own statement and left the transaction usable. */
+  undidOnlyItself(error: unknown): boolean;
 }
 
 interface Pending {
   readonly statement: HotStatement;
-  readonly parameters: Record<string, unknown>;
+  readonly bindings: Bindings;
   resolve(rows: unknown[]): void;
   reject(error: unknown): void;
 }
@@ -104,19 +65,18 @@ interface Pending {
 /** Enough for many requests' worth of statements; a longer queue runs as several groups. */
 const maxGroupSize = 256;
 
-class SqliteStatements implements HotStatements {
+class GroupedStatements implements HotStatements {
   private queue: Pending[] = [];
   private draining = false;
-  /** Prepared statements of each connection, finalized before the connection closes. */
-  private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly driver: Driver,
+  ) {}
 
   run<Row>(statement: HotStatement, bindings: Bindings): Promise<Row[]> {
-    const parameters: Record<string, unknown> = {};
-    for (const name in bindings) parameters[`:${name}`] = bindings[name];
     return new Promise<Row[]>((resolve, reject) => {
-      this.queue.push({ statement, parameters, resolve: resolve as (rows: unknown[]) => void, reject });
+      this.queue.push({ statement, bindings, resolve: resolve as (rows: unknown[]) => void, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -135,9 +95,9 @@ class SqliteStatements implements HotStatements {
   }
 
   private async runGroup(group: Pending[]): Promise<void> {
-    let connection: SqliteConnection;
+    let connection: unknown;
     try {
-      connection = (await this.db.client.acquireConnection()) as SqliteConnection;
+      connection = await this.db.client.acquireConnection();
     } catch (error) {
       for (const pending of group) pending.reject(error);
       return;
@@ -145,49 +105,83 @@ class SqliteStatements implements HotStatements {
     try {
       let writes = 0;
       for (const pending of group) if (pending.statement.writes) writes++;
-      const inTransaction = writes > 1;
-      if (inTransaction) {
-        try {
-          await exec(connection, 'BEGIN IMMEDIATE');
-        } catch (error) {
-          for (const pending of group) pending.reject(error);
-          return;
-        }
-      }
-      const outcomes: ({ rows: unknown[] } | { error: unknown })[] = [];
-      let broken: unknown;
+      if (writes > 1 && (await this.runTogether(connection, group))) return;
+      // One write (or none), or a group that had to be rolled back: each statement alone.
       for (const pending of group) {
-        if (broken) {
-          outcomes.push({ error: broken });
-          continue;
-        }
         try {
-          outcomes.push({ rows: await all(await this.statementOf(connection, pending.statement.sqlite), pending.parameters) });
+          pending.resolve(await this.driver.run(connection, pending.statement, pending.bindings));
         } catch (error) {
-          outcomes.push({ error });
-          // A refusal (a trigger's RAISE, a constraint) undoes its own statement only; any other
-          // error may have ended the transaction, so nothing after it runs.
-          if (inTransaction && (error as { code?: string }).code !== 'SQLITE_CONSTRAINT') broken = error;
+          pending.reject(error);
         }
       }
-      if (inTransaction) {
-        try {
-          if (broken) throw broken;
-          await exec(connection, 'COMMIT');
-        } catch (error) {
-          await exec(connection, 'ROLLBACK').catch(() => undefined);
-          group.forEach((pending, index) => pending.reject('error' in outcomes[index]! ? outcomes[index]!.error : error));
-          return;
-        }
-      }
-      group.forEach((pending, index) => {
-        const outcome = outcomes[index]!;
-        if ('rows' in outcome) pending.resolve(outcome.rows);
-        else pending.reject(outcome.error);
-      });
     } finally {
       this.db.client.releaseConnection(connection);
     }
+  }
+
+  /** Runs the group in one transaction; false (rolled back, nobody answered) when it broke. */
+  private async runTogether(connection: unknown, group: Pending[]): Promise<boolean> {
+    const { driver } = this;
+    try {
+      await driver.exec(connection, driver.begin);
+    } catch {
+      return false;
+    }
+    const outcomes: ({ rows: unknown[] } | { error: unknown })[] = [];
+    try {
+      for (const pending of group) {
+        try {
+          outcomes.push({ rows: await driver.run(connection, pending.statement, pending.bindings) });
+        } catch (error) {
+          if (!driver.undidOnlyItself(error)) throw error;
+          outcomes.push({ error });
+        }
+      }
+      await driver.exec(connection, 'COMMIT');
+    } catch {
+      await driver.exec(connection, 'ROLLBACK').catch(() => undefined);
+      return false;
+    }
+    group.forEach((pending, index) => {
+      const outcome = outcomes[index]!;
+      if ('rows' in outcome) pending.resolve(outcome.rows);
+      else pending.reject(outcome.error);
+    });
+    return true;
+  }
+}
+
+/** The parts of node-sqlite3 used here. */
+interface SqliteStatement {
+  all(parameters: Record<string, unknown>, callback: (error: Error | null, rows: unknown[]) => void): void;
+  finalize(callback: () => void): void;
+}
+interface SqliteConnection {
+  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
+  exec(sql: string, callback: (error: Error | null) => void): void;
+  close(callback: (error: Error | null) => void): void;
+}
+
+class SqliteDriver implements Driver {
+  // IMMEDIATE: the write lock is taken at BEGIN, so no statement of the group waits for it.
+  readonly begin = 'BEGIN IMMEDIATE';
+  /** Prepared statements of each connection, finalized before the connection closes. */
+  private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
+
+  async run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
+    const parameters: Record<string, unknown> = {};
+    for (const name in bindings) parameters[`:${name}`] = bindings[name];
+    const prepared = await this.statementOf(connection as SqliteConnection, statement.sqlite);
+    return new Promise((resolve, reject) => prepared.all(parameters, (error, rows) => (error ? reject(error) : resolve(rows))));
+  }
+
+  exec(connection: unknown, sql: string): Promise<void> {
+    return new Promise((resolve, reject) => (connection as SqliteConnection).exec(sql, (error) => (error ? reject(error) : resolve())));
+  }
+
+  undidOnlyItself(error: unknown): boolean {
+    // A trigger's RAISE(ABORT) and constraint violations undo their statement only.
+    return (error as { code?: string }).code === 'SQLITE_CONSTRAINT';
   }
 
   private async statementOf(connection: SqliteConnection, sql: string): Promise<SqliteStatement> {
@@ -214,10 +208,43 @@ class SqliteStatements implements HotStatements {
   }
 }
 
-function all(statement: SqliteStatement, parameters: Record<string, unknown>): Promise<unknown[]> {
-  return new Promise((resolve, reject) => statement.all(parameters, (error, rows) => (error ? reject(error) : resolve(rows))));
+/** The parts of node-postgres used here. */
+interface PostgresConnection {
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-function exec(connection: SqliteConnection, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
+class PostgresDriver implements Driver {
+  readonly begin = 'BEGIN';
+  /** Statement text → its name and positional form ($1…) with the binding names in order. */
+  private readonly positional = new Map<string, { name: string; text: string; names: string[] }>();
+
+  async run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
+    const prepared = this.prepare(statement.pg);
+    const result = await (connection as PostgresConnection).query({ name: prepared.name, text: prepared.text, values: prepared.names.map((name) => bindings[name]) });
+    return result.rows;
+  }
+
+  async exec(connection: unknown, sql: string): Promise<void> {
+    await (connection as PostgresConnection).query({ text: sql });
+  }
+
+  undidOnlyItself(): boolean {
+    return false; // any error aborts a PostgreSQL transaction
+  }
+
+  private prepare(sql: string): { name: string; text: string; names: string[] } {
+    let prepared = this.positional.get(sql);
+    if (!prepared) {
+      const names: string[] = [];
+      const text = sql.replace(/(?<!:):([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
+        const index = names.indexOf(name);
+        if (index >= 0) return `$${index + 1}`;
+        names.push(name);
+        return `$${names.length}`;
+      });
+      prepared = { name: `gateway_hot_${this.positional.size + 1}`, text, names };
+      this.positional.set(sql, prepared);
+    }
+    return prepared;
+  }
 }
