@@ -1,7 +1,6 @@
 // The first middleware: request id, error encoding and observation (access log line,
 // metrics, request log row). Errors thrown anywhere below are encoded here, in the caller's
 // dialect, so no route writes an error body itself.
-import { randomBytes } from 'node:crypto';
 import type { Next } from 'koa';
 import { InsufficientBalanceError } from '../../billing/errors.js';
 import { IdempotencyConflictError } from '../../jobs/job-store.js';
@@ -9,11 +8,12 @@ import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import type { ServerServices } from '../../services.js';
 import { RequestValidationError } from '../../validation/zod-details.js';
+import { randomPoolBytes } from '../../util/ids.js';
 import { ApiError, dialectForPath, encodeError, notFound, validationFailed } from '../errors.js';
 import type { Context } from '../state.js';
 
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  return `req_${randomPoolBytes(12).toString('hex')}`;
 }
 
 /** Turns known domain errors into API errors; anything else is a 500 that is logged. */
