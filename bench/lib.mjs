@@ -13,7 +13,7 @@ import { Agent, request } from 'undici';
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 export const bin = path.join(root, 'bin', 'gateway');
 export const cores = availableParallelism();
-const hasTaskset = (() => {
+export const hasTaskset = (() => {
   try {
     execFileSync('taskset', ['--version'], { stdio: 'ignore' });
     return true;

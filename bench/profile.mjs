@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bin, option, prepareAccount, saturate, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { bin, cores, hasTaskset, option, prepareAccount, saturate, startGateway, stop, writeBenchConfig } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const seconds = Number(option(args, 'seconds', '10'));
@@ -21,7 +21,10 @@ const { dir, configPath } = writeBenchConfig(simulator.url);
 const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(database ? { GATEWAY_DATABASE_URL: database } : {}) };
 const key = prepareAccount(env);
 const profileDir = mkdtempSync(path.join(tmpdir(), 'gw-prof-'));
-const child = spawn('taskset', ['-c', '0', process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
+// Pinned to one core like `npm run bench` (its threads share that core, as they do there).
+const serveArgs = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'];
+const pinned = hasTaskset && cores >= 2;
+const child = spawn(pinned ? 'taskset' : serveArgs[0], pinned ? ['-c', '0', ...serveArgs] : serveArgs.slice(1), {
   env: { ...process.env, ...env },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -56,6 +59,23 @@ for (const [id, ticks] of selfTicks) {
   const group = where.startsWith('node_modules/') ? where.split('/').slice(0, where.includes('/@') ? 3 : 2).join('/') : where;
   byFile.set(group, (byFile.get(group) ?? 0) + ticks);
 }
+// Inclusive time: a sample counts once for every distinct function on its stack (what a
+// function and everything it called cost: where the hot path's time goes by step).
+const parentOf = new Map();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+const inclusive = new Map();
+for (const [id, ticks] of selfTicks) {
+  const seen = new Set();
+  for (let current = id; current !== undefined; current = parentOf.get(current)) {
+    const frame = byId.get(current).callFrame;
+    if (!frame.url.includes('/src/') && !frame.url.includes('node_modules/')) continue;
+    const where = frame.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'node_modules/').replace(/.*\/dist\//, '');
+    const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + ticks);
+  }
+}
 const top = (map, count) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, ticks]) => `${((ticks / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
 process.stdout.write(`${result.requests} requests, ${result.rps.toFixed(0)}/s, CPU ${result.cpuMsPerRequest?.toFixed(2)} ms per request (${stream ? 'stream' : 'non-stream'}, ${connections} connections)\n`);
-process.stdout.write(`profile: ${path.join(profileDir, file)}\n\nby file or package (self time):\n${top(byFile, 25).join('\n')}\n\nby function (self time):\n${top(byFunction, 30).join('\n')}\n`);
+process.stdout.write(`profile: ${path.join(profileDir, file)}\n\nby file or package (self time):\n${top(byFile, 25).join('\n')}\n\nby function (self time):\n${top(byFunction, 30).join('\n')}\n\nby function, with what it called (the project and its packages):\n${top(inclusive, 30).join('\n')}\n`);

@@ -6,7 +6,7 @@
 // limit, hold and settle in the database, usage record, request log). Prints one Markdown
 // table per database and a budget check; writes JSON and Markdown to bench/results/.
 //
-//   node bench/run.mjs [--smoke] [--backend sqlite|postgres|both] [--out DIR]
+//   node bench/run.mjs [--smoke] [--rounds 3] [--backend sqlite|postgres|both] [--out DIR]
 //                      [--compare name=URL@KEY [--compare-model MODEL]]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,8 +20,20 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
 const plan = smoke
-  ? { count: 30, warmup: 10, seconds: 1, connections: [10] }
-  : { count: 2000, warmup: 300, seconds: 8, connections: [50, 200] };
+  ? { count: 30, warmup: 10, seconds: 1, connections: [10], rounds: 1 }
+  : { count: 1000, warmup: 300, seconds: 5, connections: [50, 200], rounds: Number(option(args, 'rounds', '3')) };
+
+/**
+ * Runs `once` `plan.rounds` times and keeps the median round by `key` (single rounds on a
+ * shared VM vary by ±30% or more); a peak memory figure is the highest of all rounds.
+ */
+async function medianRound(once, key) {
+  const rounds = [];
+  for (let round = 0; round < plan.rounds; round++) rounds.push(await once());
+  const median = rounds.slice().sort((a, b) => key(a) - key(b))[Math.floor(rounds.length / 2)];
+  const peaks = rounds.map((round) => round.peakRssMb).filter((value) => value !== undefined);
+  return peaks.length > 0 ? { ...median, peakRssMb: Math.max(...peaks) } : median;
+}
 
 async function postgresReachable() {
   const db = knex({ client: 'pg', connection: pgAdminUrl, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
@@ -43,14 +55,17 @@ const log = (message) => process.stderr.write(`${message}\n`);
 async function measure(target, pid) {
   const result = { name: target.name };
   log(`  ${target.name}: 1 connection…`);
-  result.latency = await sequential(target, { ...plan, stream: false });
-  result.streamLatency = await sequential(target, { ...plan, stream: true });
+  result.latency = await medianRound(() => sequential(target, { ...plan, stream: false }), (round) => round.p50);
+  result.streamLatency = await medianRound(() => sequential(target, { ...plan, stream: true }), (round) => round.p50);
   result.saturation = {};
   for (const connections of plan.connections) {
     for (const stream of [false, true]) {
       log(`  ${target.name}: ${connections} connections, ${stream ? 'stream' : 'non-stream'}…`);
-      result.saturation[`${stream ? 'stream' : 'json'}@${connections}`] = await saturate(target, { connections, seconds: plan.seconds, stream, pid });
-      await sleep(200);
+      result.saturation[`${stream ? 'stream' : 'json'}@${connections}`] = await medianRound(async () => {
+        const round = await saturate(target, { connections, seconds: plan.seconds, stream, pid });
+        await sleep(200);
+        return round;
+      }, (round) => round.rps);
     }
   }
   return result;
@@ -153,7 +168,7 @@ const header = [
   `# Benchmark ${date}${smoke ? ' (smoke: durations too short for figures)' : ''}`,
   '',
   `Machine: ${machine}. ${simulator.pinned ? 'Gateway pinned to core 0, simulator to core 1' : 'Processes not pinned'}; the load generator runs in this process${cores <= 2 ? ' and shares a core with them' : ''}. Load before the run: ${load || 'unknown'}.`,
-  `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line. Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
+  `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line; each line is the median of ${plan.rounds} rounds (peak RSS: the highest). Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
 ].join('\n');
 const markdown = [header, ...runs.map((run) => `\n## ${run.backend}\n\n${table(run)}${run.backend.startsWith('compare') ? '' : `\n\n${budget(run)}`}`)].join('\n');
 process.stdout.write(`${markdown}\n`);
