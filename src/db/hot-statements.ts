@@ -13,7 +13,9 @@
 //   durable, so no acknowledged write can be lost with the group.
 // - Each statement keeps its own atomicity: a refusal (SQLite's RAISE in a trigger) undoes that
 //   statement only; any other error, or a failed COMMIT, rolls the whole group back and every
-//   statement of it runs again alone, so each caller gets its own outcome.
+//   statement of it runs again alone, so each caller gets its own outcome. On PostgreSQL a
+//   group also gives up after waiting 100 ms on a lock (two processes' groups locking two
+//   accounts in opposite orders would otherwise deadlock until PostgreSQL's 1 s detector).
 // The connection is borrowed from knex's pool per group (on SQLite the only one), so these
 // statements queue fairly with every other query of the process. A group of one runs alone,
 // with no transaction around it: one connection at a time costs no latency.
@@ -102,18 +104,39 @@ class GroupedStatements implements HotStatements {
       for (const pending of group) pending.reject(error);
       return;
     }
+    let answered = true;
     try {
       let writes = 0;
       for (const pending of group) if (pending.statement.writes) writes++;
-      if (writes > 1 && (await this.runTogether(connection, group))) return;
-      // One write (or none), or a group that had to be rolled back: each statement alone.
-      for (const pending of group) {
-        try {
-          pending.resolve(await this.driver.run(connection, pending.statement, pending.bindings));
-        } catch (error) {
-          pending.reject(error);
-        }
-      }
+      if (writes > 1) answered = await this.runTogether(connection, group);
+      else for (const pending of group) await this.runOn(connection, pending);
+    } finally {
+      this.db.client.releaseConnection(connection);
+    }
+    // A group that had to be rolled back: each statement again, alone, on a connection of its
+    // own, not awaited — one that waits on a lock held elsewhere holds up neither the others
+    // nor the groups after it.
+    if (!answered) for (const pending of group) void this.runAlone(pending);
+  }
+
+  private async runOn(connection: unknown, pending: Pending): Promise<void> {
+    try {
+      pending.resolve(await this.driver.run(connection, pending.statement, pending.bindings));
+    } catch (error) {
+      pending.reject(error);
+    }
+  }
+
+  private async runAlone(pending: Pending): Promise<void> {
+    let connection: unknown;
+    try {
+      connection = await this.db.client.acquireConnection();
+    } catch (error) {
+      pending.reject(error);
+      return;
+    }
+    try {
+      await this.runOn(connection, pending);
     } finally {
       this.db.client.releaseConnection(connection);
     }
@@ -238,7 +261,11 @@ interface PostgresConnection {
 }
 
 class PostgresDriver implements Driver {
-  readonly begin = 'BEGIN';
+  // Two processes' groups can lock the same accounts in opposite orders; PostgreSQL would
+  // break that deadlock only after deadlock_timeout (1 s). A group that waits this long on a
+  // lock gives up instead and its statements run alone (each locks one account: no cycle).
+  // Legitimate waits (another group, a top-up) last a few milliseconds.
+  readonly begin = "BEGIN; SET LOCAL lock_timeout = '100ms'";
   /** Statement text → its name and numbered form ($1…). */
   private readonly positional = new Map<string, Positional & { name: string }>();
 
