@@ -69,34 +69,32 @@ async function plans(db, accountId, keyHash, cursorId) {
   return out;
 }
 
-async function measureOnce(backend, label, env, key, simUrl, db, accountId, keyHash) {
-  const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
-  try {
-    await sleep(300);
-    // Three rounds of each figure, the best (lowest) median kept: on a shared machine a round can
-    // be disturbed, and the question is whether history slows the path, not the machine.
-    const best = async (measure) => Math.min(await measure(), await measure(), await measure());
-    const chatP50 = await best(async () => (await sequential({ name: 'gateway', base: gateway.url, key, model: 'bench/chat' }, { count: 500, warmup: 100, stream: false })).p50);
-    const top = await db('ledger_transactions').where({ account_id: accountId }).max({ id: 'id' }).first();
-    const cursorId = Math.max(1, Math.floor(Number(top.id) / 2));
-    const cursor = Buffer.from(`txn:${cursorId}`).toString('base64url');
-    const historyFirst = await best(() => timeGets(`${gateway.url}/v1/history?limit=50`, key, 300));
-    const historyDeep = await best(() => timeGets(`${gateway.url}/v1/history?limit=50&cursor=${cursor}`, key, 300));
-    const balanceQuery = await best(async () => {
-      const samples = [];
-      for (let i = 0; i < 300; i++) {
-        const started = performance.now();
-        await db('accounts').where({ id: accountId }).first('balance_units', 'held_units');
-        samples.push(performance.now() - started);
-      }
-      return median(samples);
-    });
-    const balanceCli = timeCli(['balance', 'show', '--account', 'bench', '--json'], env);
-    const rowCount = Number((await db('ledger_transactions').count({ n: '*' }).first()).n);
-    return { backend, label, rows: rowCount, chatP50, historyFirst, historyDeep, balanceQuery, balanceCli, plans: await plans(db, accountId, keyHash, cursorId) };
-  } finally {
-    await stop(gateway);
+/** One round of every figure against one running gateway and its database. */
+async function measureRound(side, simulatorUrl) {
+  const { gateway, key, db, accountId, cursor } = side;
+  const direct = (await sequential({ name: 'direct', base: simulatorUrl, key: 'none', model: 'chat' }, { count: 300, warmup: 50, stream: false })).p50;
+  const chat = (await sequential({ name: 'gateway', base: gateway.url, key, model: 'bench/chat' }, { count: 300, warmup: 50, stream: false })).p50;
+  const historyFirst = await timeGets(`${gateway.url}/v1/history?limit=50`, key, 300);
+  const historyDeep = await timeGets(`${gateway.url}/v1/history?limit=50&cursor=${cursor}`, key, 300);
+  const samples = [];
+  for (let i = 0; i < 300; i++) {
+    const started = performance.now();
+    await db('accounts').where({ id: accountId }).first('balance_units', 'held_units');
+    samples.push(performance.now() - started);
   }
+  return { chatAdded: chat - direct, historyFirst, historyDeep, balanceQuery: median(samples), balanceCli: timeCli(['balance', 'show', '--account', 'bench', '--json'], side.env, 3) };
+}
+
+/** A database with the bench account: its env, key, knex handle and how to drop it. */
+async function prepareSide(backend, simulatorUrl) {
+  const { dir, configPath } = writeBenchConfig(simulatorUrl);
+  const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_scale') : undefined;
+  const databaseUrl = postgres?.url ?? `sqlite:${path.join(dir, 'gateway.db')}`;
+  const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: databaseUrl };
+  const key = prepareAccount(env);
+  const db = connect(databaseUrl);
+  const accountId = (await db('accounts').where({ name: 'bench' }).first('id')).id;
+  return { env, key, db, accountId, drop: postgres?.drop };
 }
 
 const simulator = await startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
@@ -105,27 +103,52 @@ const results = [];
 try {
   for (const backend of backends) {
     log(`${backend}:`);
-    const { dir, configPath } = writeBenchConfig(simulator.url);
-    const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_scale') : undefined;
-    const databaseUrl = postgres?.url ?? `sqlite:${path.join(dir, 'gateway.db')}`;
-    const dropDatabase = postgres?.drop;
-    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: databaseUrl };
-    const key = prepareAccount(env);
-    const db = connect(databaseUrl);
+    // Two databases, one left empty and one seeded, each behind its own gateway; the rounds
+    // alternate between them, so a machine that speeds up or slows down during the run (this
+    // VM swings 2x within an hour) moves both sides alike instead of looking like history.
+    const empty = await prepareSide(backend, simulator.url);
+    const seeded = await prepareSide(backend, simulator.url);
     try {
-      const accountId = (await db('accounts').where({ name: 'bench' }).first('id')).id;
-      const { createHash } = await import('node:crypto');
-      const keyHash = createHash('sha256').update(key).digest('hex');
-      log('  empty database…');
-      results.push(await measureOnce(backend, 'empty', env, key, simulator.url, db, accountId, keyHash));
       log(`  seeding ${rows.toLocaleString('en-US')} rows…`);
       const started = Date.now();
-      await seedHistory(db, accountId, rows);
+      await seedHistory(seeded.db, seeded.accountId, rows);
       log(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s; measuring…`);
-      results.push(await measureOnce(backend, `${rows.toLocaleString('en-US')} rows`, env, key, simulator.url, db, accountId, keyHash));
+      empty.label = 'empty';
+      seeded.label = `${rows.toLocaleString('en-US')} rows`;
+      const sides = [empty, seeded];
+      for (const side of sides) {
+        const top = await side.db('ledger_transactions').where({ account_id: side.accountId }).max({ id: 'id' }).first();
+        side.cursorId = Math.max(1, Math.floor(Number(top.id) / 2));
+        side.cursor = Buffer.from(`txn:${side.cursorId}`).toString('base64url');
+        side.gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], side.env, 0);
+      }
+      await sleep(300);
+      // Three alternating rounds; each figure keeps its lowest round (a round can be disturbed;
+      // the question is whether history slows the path, not the machine).
+      const rounds = sides.map(() => []);
+      for (let round = 0; round < 3; round++) for (const [index, side] of sides.entries()) rounds[index].push(await measureRound(side, simulator.url));
+      for (const [index, side] of sides.entries()) {
+        const lowest = (name) => Math.min(...rounds[index].map((round) => round[name]));
+        const { createHash } = await import('node:crypto');
+        results.push({
+          backend,
+          label: side.label,
+          rows: Number((await side.db('ledger_transactions').count({ n: '*' }).first()).n),
+          chatAdded: lowest('chatAdded'),
+          historyFirst: lowest('historyFirst'),
+          historyDeep: lowest('historyDeep'),
+          balanceQuery: lowest('balanceQuery'),
+          balanceCli: lowest('balanceCli'),
+          rounds: rounds[index],
+          plans: await plans(side.db, side.accountId, createHash('sha256').update(side.key).digest('hex'), side.cursorId),
+        });
+      }
     } finally {
-      await db.destroy();
-      await dropDatabase?.();
+      for (const side of [empty, seeded]) {
+        if (side.gateway) await stop(side.gateway);
+        await side.db.destroy();
+        await side.drop?.();
+      }
     }
   }
 } finally {
@@ -136,11 +159,11 @@ const ms = (value) => value.toFixed(2);
 const lines = [
   `# History scale ${new Date().toISOString().slice(0, 10)} (${hostname()})`,
   '',
-  `Reproduce: \`npm run build && node bench/scale.mjs --rows ${rows}\` (the seeding alone: \`npm run bench:seed -- --database URL --account NAME --rows N\`). Each figure: the lowest of three rounds' medians; chat at one connection, ${ms(direct.p50)} ms direct to the simulator.`,
+  `Reproduce: \`npm run build && node bench/scale.mjs --rows ${rows}\` (the seeding alone: \`npm run bench:seed -- --database URL --account NAME --rows N\`). An empty and a seeded database, each behind its own gateway, measured in three alternating rounds; each figure is the lowest round's median; chat added = through the gateway minus direct to the simulator in the same round (${ms(direct.p50)} ms direct at the start).`,
   '',
   '| database | ledger rows | chat added p50 (ms) | GET /v1/history first page (ms) | deep cursor (ms) | balance query (ms) | `gateway balance show` (ms) |',
   '|---|---|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.backend} | ${r.rows.toLocaleString('en-US')} | ${ms(r.chatP50 - direct.p50)} | ${ms(r.historyFirst)} | ${ms(r.historyDeep)} | ${ms(r.balanceQuery)} | ${Math.round(r.balanceCli)} |`),
+  ...results.map((r) => `| ${r.backend} | ${r.rows.toLocaleString('en-US')} | ${ms(r.chatAdded)} | ${ms(r.historyFirst)} | ${ms(r.historyDeep)} | ${ms(r.balanceQuery)} | ${Math.round(r.balanceCli)} |`),
   '',
   '| database | query | plan | full scan |',
   '|---|---|---|---|',
