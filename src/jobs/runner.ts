@@ -53,6 +53,8 @@ export class JobRunner {
   private readonly active = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  /** The webhook round under way: it runs beside the ticks, not inside them. */
+  private delivering: Promise<void> | undefined;
   private lastGarbageAt = 0;
   private stopped = false;
 
@@ -72,6 +74,7 @@ export class JobRunner {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.active]);
+    await this.delivering;
     await this.services.webhooks.close();
   }
 
@@ -86,7 +89,16 @@ export class JobRunner {
         const step = this.step(job).finally(() => this.active.delete(step));
         this.active.add(step);
       }
-      await webhooks.deliverDue();
+      // Not awaited: a receiver that hangs until webhooks.timeout must not hold up claiming jobs.
+      this.delivering ??= webhooks
+        .deliverDue()
+        .then(
+          () => undefined,
+          (error: unknown) => logger.error({ err: error }, 'webhook delivery round failed'),
+        )
+        .finally(() => {
+          this.delivering = undefined;
+        });
       if (Date.now() - this.lastGarbageAt > garbageIntervalMs) {
         this.lastGarbageAt = Date.now();
         const removed = await files.collectGarbage();

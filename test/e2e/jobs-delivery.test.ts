@@ -145,3 +145,27 @@ testOnBackends('webhooks: a redirect is not followed (retried, then given up); a
   t.is(targetHits, 0, 'the redirect target was never called');
   await assertJobMoneySettled(t, database, client.accountId);
 });
+
+testOnBackends('a webhook receiver that hangs does not hold up the runner: the next job is claimed and finished meanwhile', async (t, database) => {
+  let hanging = 0;
+  const receiver = createServer(() => {
+    hanging++; // never answers: the attempt lasts until webhooks.timeout (8 s here)
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => receiver.closeAllConnections() || receiver.close(() => resolve())));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/slow`;
+  const gateway = await startJobGateway(t, database, {
+    webhooks: { allow_loopback: true, allow_private: false, retry_delays: ['100ms'], timeout: '8s' },
+  });
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const first = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'hooked [[sim:job-seconds=0.2]]', webhook_url: hookUrl });
+  t.is((await pollJob(gateway, client.key, `/v1/videos/${first.body.id}`)).status, 'completed');
+  const until = Date.now() + 10_000;
+  while (hanging === 0 && Date.now() < until) await sleep(20);
+  t.is(hanging, 1, 'the delivery reached the receiver, which keeps it waiting');
+  const started = Date.now();
+  const second = await api(gateway, client.key, 'POST', '/v1/audio/music', { prompt: 'meanwhile [[sim:job-seconds=0.2]]' });
+  const done = await pollJob(gateway, client.key, `/v1/audio/music/${second.body.id}`, 6_000);
+  t.is(done.status, 'completed', 'finished before the hanging delivery timed out');
+  t.true(Date.now() - started < 6_000, `the second job took ${Date.now() - started} ms while the receiver hung`);
+});
