@@ -148,6 +148,9 @@ class GroupedStatements implements HotStatements {
     try {
       await driver.exec(connection, driver.begin);
     } catch {
+      // A BEGIN that half happened (PostgreSQL: BEGIN, then a failed SET) must not leave the
+      // connection inside a transaction for its next user.
+      await driver.exec(connection, 'ROLLBACK').catch(() => undefined);
       return false;
     }
     const outcomes: ({ rows: unknown[] } | { error: unknown })[] = [];
