@@ -51,10 +51,13 @@ for (const sample of profile.samples) selfTicks.set(sample, (selfTicks.get(sampl
 const total = profile.samples.length;
 const byFunction = new Map();
 const byFile = new Map();
-for (const [id, ticks] of selfTicks) {
-  const frame = byId.get(id).callFrame;
+/** Where a frame's code lives (project file, package path or native) and its display name. */
+function describe(frame) {
   const where = frame.url ? frame.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'node_modules/').replace(/.*\/dist\//, '') : '(native)';
-  const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+  return { where, name: `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}` };
+}
+for (const [id, ticks] of selfTicks) {
+  const { where, name } = describe(byId.get(id).callFrame);
   byFunction.set(name, (byFunction.get(name) ?? 0) + ticks);
   const group = where.startsWith('node_modules/') ? where.split('/').slice(0, where.includes('/@') ? 3 : 2).join('/') : where;
   byFile.set(group, (byFile.get(group) ?? 0) + ticks);
@@ -69,8 +72,7 @@ for (const [id, ticks] of selfTicks) {
   for (let current = id; current !== undefined; current = parentOf.get(current)) {
     const frame = byId.get(current).callFrame;
     if (!frame.url.includes('/src/') && !frame.url.includes('node_modules/')) continue;
-    const where = frame.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'node_modules/').replace(/.*\/dist\//, '');
-    const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    const { name } = describe(frame);
     if (seen.has(name)) continue;
     seen.add(name);
     inclusive.set(name, (inclusive.get(name) ?? 0) + ticks);

@@ -1,7 +1,7 @@
 // The hold, settle and release of the ledger as ONE statement each, per database. A charged
 // request pays a database round trip per statement, so these three — on every generating
 // request — are single statements, run by src/db/hot-statements.ts (prepared once, grouped
-// into one commit with the other requests' statements on SQLite):
+// into one commit with other requests' statements):
 // - PostgreSQL: data-modifying CTEs chain the conditional steps in one atomic statement.
 // - SQLite (no data-modifying CTEs): the statement touches `holds` only and the triggers of
 //   migration 20261124010000 move the money in the same statement — reserve on INSERT

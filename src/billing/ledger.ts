@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
-import { hotStatements, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
+import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
 import { insufficientBalanceMarker, placeHold, releaseHold, settleHold } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
 
@@ -48,13 +48,11 @@ export interface EntryDetails {
 export class Ledger {
   /** Runs hold, settle and release outside a caller's transaction. */
   private readonly statements: HotStatements;
-  private readonly isPostgres: boolean;
 
   constructor(
     private readonly db: Knex,
     private readonly now: () => number = Date.now,
   ) {
-    this.isPostgres = db.client.config.client === 'pg';
     this.statements = hotStatements(db);
   }
 
@@ -146,9 +144,7 @@ export class Ledger {
 
   /** Runs one of the hold statements, inside the caller's transaction when given; the rows it returned. */
   private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
-    if (!within) return this.statements.run(statement, bindings);
-    const result = await within.raw(this.isPostgres ? statement.pg : statement.sqlite, bindings);
-    return (this.isPostgres ? result.rows : result) as unknown[];
+    return within ? runWithin(within, statement, bindings) : this.statements.run(statement, bindings);
   }
 
   /** Releases holds past their expiry (a crashed process never settled them). Returns how many. */

@@ -20,6 +20,7 @@
 // statements queue fairly with every other query of the process. A group of one runs alone,
 // with no transaction around it: one connection at a time costs no latency.
 import type { Knex } from 'knex';
+import { isPostgres } from './connect.js';
 
 export interface HotStatement {
   /** SQLite text with :name parameters. */
@@ -36,13 +37,23 @@ export interface HotStatements {
   run<Row>(statement: HotStatement, bindings: Bindings): Promise<Row[]>;
 }
 
+/**
+ * Runs a hot statement inside a caller's knex transaction (a job written with its hold): not
+ * grouped, it commits with the caller's other writes. The rows it returned.
+ */
+export async function runWithin<Row>(transaction: Knex.Transaction, statement: HotStatement, bindings: Bindings): Promise<Row[]> {
+  const postgres = isPostgres(transaction);
+  const result = await transaction.raw(postgres ? statement.pg : statement.sqlite, bindings);
+  return (postgres ? result.rows : result) as Row[];
+}
+
 const registry = new WeakMap<Knex, HotStatements>();
 
 /** The one runner of a database handle (one group queue per connection pool). */
 export function hotStatements(db: Knex): HotStatements {
   let runner = registry.get(db);
   if (!runner) {
-    runner = new GroupedStatements(db, db.client.config.client === 'pg' ? new PostgresDriver() : new SqliteDriver());
+    runner = new GroupedStatements(db, isPostgres(db) ? new PostgresDriver() : new SqliteDriver());
     registry.set(db, runner);
   }
   return runner;
@@ -68,7 +79,7 @@ interface Pending {
 const maxGroupSize = 256;
 
 class GroupedStatements implements HotStatements {
-  private queue: Pending[] = [];
+  private readonly queue: Pending[] = [];
   private draining = false;
 
   constructor(
@@ -87,9 +98,7 @@ class GroupedStatements implements HotStatements {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
-        const group = this.queue.length <= maxGroupSize ? this.queue : this.queue.slice(0, maxGroupSize);
-        this.queue = this.queue.length <= maxGroupSize ? [] : this.queue.slice(maxGroupSize);
-        await this.runGroup(group);
+        await this.runGroup(this.queue.splice(0, maxGroupSize));
       }
     } finally {
       this.draining = false;
