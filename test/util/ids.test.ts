@@ -1,14 +1,40 @@
 import test from 'ava';
-import { newId, randomPoolBytes } from '../../src/util/ids.js';
+import { newId, newRequestId, randomPoolBytes } from '../../src/util/ids.js';
 
-test('ids are prefixed, 24 base32 characters for 120 bits, and never repeat across refills of the random pool', (t) => {
+test('ids are prefixed, 10 time and 16 random base32 characters, and never repeat across refills of the random pool', (t) => {
   const seen = new Set<string>();
   for (let index = 0; index < 20_000; index++) {
     const id = newId('hold');
-    t.regex(id, /^hold_[a-z2-7]{24}$/);
+    t.regex(id, /^hold_[a-z2-7]{26}$/);
     seen.add(id);
   }
   t.is(seen.size, 20_000);
+  t.regex(newRequestId(), /^req_[0-9a-f]{32}$/);
+});
+
+test('ids made later sort later (new rows land at the right edge of their index)', async (t) => {
+  const ids = [newId('hold')];
+  const requestIds = [newRequestId()];
+  for (let index = 0; index < 5; index++) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    ids.push(newId('hold'));
+    requestIds.push(newRequestId());
+  }
+  t.deepEqual([...ids].sort(), ids);
+  t.deepEqual([...requestIds].sort(), requestIds);
+  // Across the 5-bit boundaries of the time prefix, too (ASCII order of the alphabet).
+  const at = (ms: number) => {
+    const realNow = Date.now;
+    Date.now = () => ms;
+    try {
+      return newId('x');
+    } finally {
+      Date.now = realNow;
+    }
+  };
+  const times = [0, 1, 31, 32, 1023, 1024, 1_795_000_000_000, 2 ** 49, 2 ** 50 - 1];
+  const made = times.map(at);
+  t.deepEqual([...made].sort(), made);
 });
 
 test('pooled random bytes: fresh bytes per call, and a request larger than the pool is refused', (t) => {

@@ -8,13 +8,9 @@ import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import type { ServerServices } from '../../services.js';
 import { RequestValidationError } from '../../validation/zod-details.js';
-import { randomPoolBytes } from '../../util/ids.js';
+import { newRequestId } from '../../util/ids.js';
 import { ApiError, dialectForPath, encodeError, notFound, validationFailed } from '../errors.js';
 import type { Context } from '../state.js';
-
-export function newRequestId(): string {
-  return `req_${randomPoolBytes(12).toString('hex')}`;
-}
 
 /** Turns known domain errors into API errors; anything else is a 500 that is logged. */
 export function toApiError(error: unknown): ApiError | undefined {
