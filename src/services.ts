@@ -8,6 +8,7 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/ra
 import { Ledger } from './billing/ledger.js';
 import { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/load.js';
+import { SqliteCheckpointer } from './db/checkpointer.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -51,9 +52,12 @@ export interface ServerServices extends Services {
   readonly jobs: JobStore;
 }
 
-export function openServices(config: Config, options: { logger?: Logger } = {}): Services {
-  const db = connectDatabase(config.database);
+/** `backgroundCheckpoints`: a long-lived process checkpoints SQLite's WAL on a connection of its own, off the request path. */
+export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean } = {}): Services {
+  const backgroundCheckpoints = options.backgroundCheckpoints === true && config.database.client === 'sqlite';
+  const db = connectDatabase(config.database, { backgroundCheckpoints });
   const logger = options.logger ?? createLogger(config.log.level, 'stderr');
+  const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
   const apiKeys = new ApiKeys(db, config.keys.prefix);
   return {
     config,
@@ -66,6 +70,7 @@ export function openServices(config: Config, options: { logger?: Logger } = {}):
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
       await db.destroy();
+      await checkpointer?.close();
     },
   };
 }
@@ -93,7 +98,7 @@ export async function openServerServices(
   config: Config,
   options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter } = {},
 ): Promise<ServerServices> {
-  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout') });
+  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true });
   let rateLimiter: RateLimiter;
   let redis: ReturnType<typeof createClient> | undefined;
   if (options.rateLimiter) {

@@ -11,7 +11,8 @@ import { migrationSource } from './migration-source.js';
 
 export type Database = Knex;
 
-export function connectDatabase(database: Config['database']): Knex {
+/** `backgroundCheckpoints`: the caller checkpoints SQLite's WAL itself (src/db/checkpointer.ts), so commits never do. */
+export function connectDatabase(database: Config['database'], options: { backgroundCheckpoints?: boolean } = {}): Knex {
   if (database.client === 'sqlite') {
     mkdirSync(path.dirname(database.filename!), { recursive: true });
     return knexFactory({
@@ -25,7 +26,7 @@ export function connectDatabase(database: Config['database']): Knex {
         // large history and its indexes that every request touches stay in process.
         afterCreate(connection: { exec: (sql: string, done: (error: Error | null) => void) => void }, done: (error: Error | null, connection: unknown) => void) {
           connection.exec(
-            'PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -20000;',
+            `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -20000;${options.backgroundCheckpoints ? ' PRAGMA wal_autocheckpoint = 0;' : ''}`,
             (error) => done(error, connection),
           );
         },
