@@ -38,10 +38,18 @@ export function options(args, name) {
 
 /** Starts `gateway <argv> --json` (on `core` when pinning is possible); resolves with its URL and pid once it prints them. */
 export function startGateway(argv, env, core) {
+  return startPrinting(bin, [...argv, '--json'], env, core, `gateway ${argv[0]}`);
+}
+
+/** Starts the bare Node.js proxy of bench/floor-proxy.mjs in front of `upstreamUrl` (on `core`). */
+export function startFloorProxy(upstreamUrl, model, core) {
+  return startPrinting(process.execPath, [path.join(root, 'bench', 'floor-proxy.mjs'), upstreamUrl, model], {}, core, 'floor proxy');
+}
+
+/** Starts a program that prints a JSON line with its url and pid once it listens. */
+function startPrinting(program, argv, env, core, name) {
   const pinned = hasTaskset && cores >= 2 && core !== undefined;
-  const command = pinned ? 'taskset' : bin;
-  const fullArgs = pinned ? ['-c', String(core), bin, ...argv, '--json'] : [...argv, '--json'];
-  const child = spawn(command, fullArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(pinned ? 'taskset' : program, pinned ? ['-c', String(core), program, ...argv] : argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr.resume(); // the request log: read (so the gateway pays for writing it) and dropped
   return new Promise((resolve, reject) => {
     let out = '';
@@ -50,7 +58,7 @@ export function startGateway(argv, env, core) {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolve({ child, pid: JSON.parse(line).pid, url: JSON.parse(line).url, pinned });
     });
-    child.once('exit', (code) => reject(new Error(`gateway ${argv[0]} exited ${code}: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${out}`)));
   });
 }
 
@@ -121,7 +129,7 @@ export async function sequential(target, { count, warmup, stream }) {
     const response = await request(`${target.base}/v1/chat/completions`, {
       method: 'POST',
       dispatcher,
-      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers },
       body: chatBody(target.model, stream),
     });
     let firstByte;
@@ -145,6 +153,16 @@ export function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** The pid of the process listening on a loopback port (from `ss`), so a peer started by hand gets CPU and memory figures too. */
+export function listeningPid(port) {
+  try {
+    const match = /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function rssMb(pid) {
   if (!pid || !existsSync(`/proc/${pid}/status`)) return undefined;
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -161,7 +179,7 @@ export async function saturate(target, { connections, seconds, stream, pid }) {
     method: 'POST',
     connections,
     duration: seconds,
-    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers },
     body: chatBody(target.model, stream),
   });
   clearInterval(sampler);

@@ -6,15 +6,18 @@
 // limit, hold and settle in the database, usage record, request log). Prints one Markdown
 // table per database and a budget check; writes JSON and Markdown to bench/results/.
 //
+// A bare Node.js proxy (bench/floor-proxy.mjs) is measured in the same run, pinned like the
+// gateway: the floor any Node.js gateway can reach on this machine today.
+//
 //   node bench/run.mjs [--smoke] [--rounds 3] [--backend sqlite|postgres|both] [--out DIR]
-//                      [--compare name=URL@KEY [--compare-model MODEL]]
+//                      [--compare name=URL@KEY [--compare-model MODEL] [--compare-header 'Name: value']…]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import knex from 'knex';
-import { cores, createPostgresDatabase, option, options, pgAdminUrl, prepareAccount, root, rssMb, saturate, sequential, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { cores, createPostgresDatabase, listeningPid, option, options, pgAdminUrl, prepareAccount, root, rssMb, saturate, sequential, startFloorProxy, startGateway, stop, writeBenchConfig } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -75,6 +78,16 @@ const simulator = await startGateway(['simulate', '--host', '127.0.0.1', '--port
 const runs = [];
 try {
   const direct = await measure({ name: 'direct', base: simulator.url, key: 'none', model: 'chat' }, undefined);
+  log('bare Node.js proxy (the floor):');
+  const floorProxy = await startFloorProxy(simulator.url, 'chat', 0);
+  let floor;
+  try {
+    await sleep(300);
+    const idleRssMb = rssMb(floorProxy.pid);
+    floor = { ...(await measure({ name: 'floor', base: floorProxy.url, key: 'none', model: 'chat' }, floorProxy.pid)), idleRssMb };
+  } finally {
+    await stop(floorProxy);
+  }
   for (const backend of backends) {
     log(`${backend}:`);
     const { dir, configPath } = writeBenchConfig(simulator.url);
@@ -88,7 +101,7 @@ try {
       await sleep(500);
       const idleRssMb = rssMb(gateway.pid);
       const measured = await measure({ name: `gateway (${backend})`, base: gateway.url, key, model: 'bench/chat' }, gateway.pid);
-      runs.push({ backend, idleRssMb, gateway: measured, direct });
+      runs.push({ backend, idleRssMb, gateway: measured, direct, floor });
     } finally {
       await stop(gateway);
       await dropDatabase?.();
@@ -98,8 +111,12 @@ try {
     const match = /^([^=]+)=([^@]+)(?:@(.+))?$/.exec(compare);
     if (!match) throw new Error(`--compare expects name=URL@KEY, got "${compare}"`);
     log(`${match[1]}:`);
-    const measured = await measure({ name: match[1], base: match[2].replace(/\/+$/, '').replace(/\/v1$/, ''), key: match[3] ?? 'none', model: option(args, 'compare-model', 'chat') }, undefined);
-    runs.push({ backend: `compare: ${match[1]}`, gateway: measured, direct });
+    const base = match[2].replace(/\/+$/, '').replace(/\/v1$/, '');
+    const headers = Object.fromEntries(options(args, 'compare-header').map((header) => [header.slice(0, header.indexOf(':')).trim(), header.slice(header.indexOf(':') + 1).trim()]));
+    const pid = listeningPid(new URL(base).port);
+    const idleRssMb = rssMb(pid);
+    const measured = await measure({ name: match[1], base, key: match[3] ?? 'none', model: option(args, 'compare-model', 'chat'), headers }, pid);
+    runs.push({ backend: `compare: ${match[1]}`, idleRssMb, gateway: measured, direct, floor });
   }
 } finally {
   await stop(simulator);
@@ -108,52 +125,60 @@ try {
 const ms = (value) => (value === undefined ? '–' : value.toFixed(2));
 const int = (value) => (value === undefined ? '–' : Math.round(value).toLocaleString('en-US'));
 
-/** The table: one row per measure, direct vs gateway and the difference. */
+/** The table: one row per measure; direct, the bare proxy (the floor), the gateway, and what the gateway adds. */
 function table(run) {
-  const { direct, gateway } = run;
+  const { direct, gateway, floor } = run;
+  const pair = (a, b) => `${ms(a)} / ${ms(b)}`;
   const lines = [
-    `| ${run.backend} | direct | through the gateway | added |`,
-    '|---|---|---|---|',
-    `| non-stream latency p50 / p99, 1 connection (ms) | ${ms(direct.latency.p50)} / ${ms(direct.latency.p99)} | ${ms(gateway.latency.p50)} / ${ms(gateway.latency.p99)} | **${ms(gateway.latency.p50 - direct.latency.p50)} / ${ms(gateway.latency.p99 - direct.latency.p99)}** |`,
-    `| stream (20 chunks) latency p50 / p99 (ms) | ${ms(direct.streamLatency.p50)} / ${ms(direct.streamLatency.p99)} | ${ms(gateway.streamLatency.p50)} / ${ms(gateway.streamLatency.p99)} | ${ms(gateway.streamLatency.p50 - direct.streamLatency.p50)} / ${ms(gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
-    `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
+    `| ${run.backend} | direct | bare Node.js proxy (floor) | through the gateway | added by the gateway |`,
+    '|---|---|---|---|---|',
+    `| non-stream latency p50 / p99, 1 connection (ms) | ${pair(direct.latency.p50, direct.latency.p99)} | ${pair(floor.latency.p50, floor.latency.p99)} | ${pair(gateway.latency.p50, gateway.latency.p99)} | **${pair(gateway.latency.p50 - direct.latency.p50, gateway.latency.p99 - direct.latency.p99)}** |`,
+    `| stream (20 chunks) latency p50 / p99 (ms) | ${pair(direct.streamLatency.p50, direct.streamLatency.p99)} | ${pair(floor.streamLatency.p50, floor.streamLatency.p99)} | ${pair(gateway.streamLatency.p50, gateway.streamLatency.p99)} | ${pair(gateway.streamLatency.p50 - direct.streamLatency.p50, gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
+    `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(floor.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
   ];
   for (const [label, key] of Object.entries(gateway.saturation).map(([key]) => [key.replace('json', 'non-stream requests/s').replace('stream@', 'streams/s@').replace('@', ' @ ') + ' connections', key])) {
     const d = direct.saturation[key];
+    const f = floor.saturation[key];
     const g = gateway.saturation[key];
-    lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${ms(d?.p50)} / ${ms(d?.p99)}) | ${int(g.rps)} (${ms(g.p50)} / ${ms(g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);
+    lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${pair(d?.p50, d?.p99)}) | ${int(f?.rps)} (${pair(f?.p50, f?.p99)}) | ${int(g.rps)} (${pair(g.p50, g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);
   }
-  const cpu = Object.entries(gateway.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`);
-  const peak = Math.max(...Object.values(gateway.saturation).map((value) => value.peakRssMb ?? 0));
+  const cpu = (measured) => Object.entries(measured.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`).join(', ');
+  const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
   if (run.idleRssMb !== undefined) {
-    lines.push(`| gateway CPU ms per request (at ${Object.keys(gateway.saturation).map((key) => key.split('@')[1]).filter((v, i, a) => a.indexOf(v) === i).join('/')} connections) | | ${cpu.join(', ')} | |`);
-    lines.push(`| gateway RSS idle / peak under load (MB) | | ${ms(run.idleRssMb)} / ${ms(peak)} | |`);
+    lines.push(`| CPU ms per request (at ${Object.keys(gateway.saturation).map((key) => key.split('@')[1]).filter((v, i, a) => a.indexOf(v) === i).join('/')} connections) | | ${cpu(floor)} | ${cpu(gateway)} | |`);
+    lines.push(`| RSS idle / peak under load (MB) | | ${ms(floor.idleRssMb)} / ${ms(peak(floor))} | ${ms(run.idleRssMb)} / ${ms(peak(gateway))} | |`);
   }
   return lines.join('\n');
 }
 
-/** The issue's budget (one process, SQLite; PostgreSQL for its own line), measured against this run. */
+/** The issue's budget (one process, SQLite; PostgreSQL for its own line), measured against this run, beside the floor's figure. */
 function budget(run) {
-  const g = run.gateway;
-  const d = run.direct;
-  const json = Object.entries(g.saturation).filter(([key]) => key.startsWith('json'));
-  const streams = Object.entries(g.saturation).filter(([key]) => key.startsWith('stream'));
+  const { gateway: g, direct: d, floor: f } = run;
+  const json = (measured) => Object.entries(measured.saturation).filter(([key]) => key.startsWith('json'));
+  const streams = (measured) => Object.entries(measured.saturation).filter(([key]) => key.startsWith('stream'));
   const best = (entries) => Math.max(...entries.map(([, value]) => value.rps));
-  const worstRatio = Math.max(...Object.values(g.saturation).map((value) => value.p99 / Math.max(value.p50, 1)));
+  const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
+  const worstRatio = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.p99 / Math.max(value.p50, 1)));
+  // [name, gateway, floor, target, met]
   const checks =
     run.backend === 'postgres'
-      ? [['non-stream requests/s', best(json), '≥ 3,000', best(json) >= 3000]]
+      ? [['non-stream requests/s', best(json(g)), best(json(f)), '≥ 3,000', best(json(g)) >= 3000]]
       : [
-          ['added latency p50 (ms)', g.latency.p50 - d.latency.p50, '≤ 1.0', g.latency.p50 - d.latency.p50 <= 1.0],
-          ['added latency p99 (ms)', g.latency.p99 - d.latency.p99, '≤ 3.5', g.latency.p99 - d.latency.p99 <= 3.5],
-          ['added to first streamed byte (ms)', g.streamLatency.ttfb50 - d.streamLatency.ttfb50, '≤ 1.5', g.streamLatency.ttfb50 - d.streamLatency.ttfb50 <= 1.5],
-          ['non-stream requests/s', best(json), '≥ 5,000', best(json) >= 5000],
-          ['20-chunk streams/s', best(streams), '≥ 3,000', best(streams) >= 3000],
-          ['peak RSS under load (MB)', Math.max(...Object.values(g.saturation).map((value) => value.peakRssMb ?? 0)), '≤ 150', Math.max(...Object.values(g.saturation).map((value) => value.peakRssMb ?? 0)) <= 150],
-          ['idle RSS (MB)', run.idleRssMb, '≤ 80', run.idleRssMb <= 80],
-          ['p99 / p50 at saturation (worst)', worstRatio, '≤ 5', worstRatio <= 5],
+          ['added latency p50 (ms)', g.latency.p50 - d.latency.p50, f.latency.p50 - d.latency.p50, '≤ 1.0', g.latency.p50 - d.latency.p50 <= 1.0],
+          ['added latency p99 (ms)', g.latency.p99 - d.latency.p99, f.latency.p99 - d.latency.p99, '≤ 3.5', g.latency.p99 - d.latency.p99 <= 3.5],
+          ['added to first streamed byte (ms)', g.streamLatency.ttfb50 - d.streamLatency.ttfb50, f.streamLatency.ttfb50 - d.streamLatency.ttfb50, '≤ 1.5', g.streamLatency.ttfb50 - d.streamLatency.ttfb50 <= 1.5],
+          ['non-stream requests/s', best(json(g)), best(json(f)), '≥ 5,000', best(json(g)) >= 5000],
+          ['20-chunk streams/s', best(streams(g)), best(streams(f)), '≥ 3,000', best(streams(g)) >= 3000],
+          ['peak RSS under load (MB)', peak(g), peak(f), '≤ 150', peak(g) <= 150],
+          ['idle RSS (MB)', run.idleRssMb, f.idleRssMb, '≤ 80', run.idleRssMb <= 80],
+          ['p99 / p50 at saturation (worst)', worstRatio(g), worstRatio(f), '≤ 5', worstRatio(g) <= 5],
         ];
-  return ['| budget | measured | target | |', '|---|---|---|---|', ...checks.map(([name, value, target, ok]) => `| ${name} | ${value >= 100 ? int(value) : ms(value)} | ${target} | ${ok ? 'met' : '**missed**'} |`)].join('\n');
+  const show = (value) => (value === undefined ? '–' : value >= 100 ? int(value) : ms(value));
+  return [
+    '| budget | gateway | target | | the floor (bare proxy) |',
+    '|---|---|---|---|---|',
+    ...checks.map(([name, value, floorValue, target, ok]) => `| ${name} | ${show(value)} | ${target} | ${ok ? 'met' : '**missed**'} | ${show(floorValue)} |`),
+  ].join('\n');
 }
 
 const date = new Date().toISOString().slice(0, 10);
