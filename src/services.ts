@@ -22,7 +22,7 @@ import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
 import { publicJobObject } from './jobs/job-object.js';
 import { JobStore } from './jobs/job-store.js';
-import { BatchedInserter, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
+import { BatchedInserter, requestLogColumns, usageRecordColumns, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
 export interface Services {
   readonly config: Config;
@@ -115,10 +115,10 @@ export async function openServerServices(
   const simulator = needsSimulator(config.providers) ? await startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = createKeyv<number>(config.cache.url, 'prefix');
-  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', base.logger);
+  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger);
   const generations = new Generations(base.db);
   const jobs = openJobStore(base, generations);
-  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', base.logger);
+  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger);
   return {
     ...base,
     rateLimiter,

@@ -2,8 +2,26 @@
 // records): entries are queued and inserted together every flush interval (or when a batch
 // fills). The queue is bounded: if the database is down, the oldest entries are dropped (and
 // counted) instead of memory growing without limit.
+//
+// A batch is ONE prepared statement with the rows as one JSON parameter (SQLite's json_each,
+// PostgreSQL's json_populate_recordset over the table's own row type), run as a hot statement
+// (src/db/hot-statements.ts): it commits with the holds and settles of the moment instead of
+// in a transaction of its own, and no SQL is built per batch (knex's batchInsert built a
+// statement of rows × columns placeholders every time: ~9% of the bytes allocated per chat
+// request).
 import type { Knex } from 'knex';
+import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import type { Logger } from './logger.js';
+
+/** INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`. */
+export function insertRowsStatement(table: string, columns: readonly string[]): HotStatement {
+  const list = columns.join(', ');
+  return {
+    writes: true,
+    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => `value ->> '${column}'`).join(', ')} FROM json_each(:rows) ORDER BY key`,
+    pg: `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows ORDER BY rows.ordinality`,
+  };
+}
 
 /** A row of the request_log table. */
 export interface RequestLogEntry {
@@ -23,14 +41,18 @@ export class BatchedInserter<Row extends object> {
   private queue: Row[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly insert: HotStatement;
   dropped = 0;
 
   constructor(
     private readonly db: Knex,
     private readonly table: string,
+    columns: readonly (keyof Row & string)[],
     private readonly logger: Logger,
     private readonly options: { intervalMs: number; batchSize: number; maxQueued: number } = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
-  ) {}
+  ) {
+    this.insert = insertRowsStatement(table, columns);
+  }
 
   record(entry: Row): void {
     if (this.queue.length >= this.options.maxQueued) {
@@ -50,7 +72,7 @@ export class BatchedInserter<Row extends object> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.options.batchSize);
         try {
-          await this.db.batchInsert(this.table, batch as Record<string, unknown>[], this.options.batchSize);
+          await hotStatements(this.db).run(this.insert, { rows: JSON.stringify(batch) });
         } catch (error) {
           this.dropped += batch.length;
           this.logger.error({ err: error, table: this.table, lost: batch.length }, 'batched insert failed');
@@ -84,3 +106,38 @@ export interface UsageRecord {
   finish_reason: string | null;
   created_at: number;
 }
+
+export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [
+  'request_id',
+  'account_id',
+  'key_id',
+  'method',
+  'route',
+  'model',
+  'status',
+  'duration_us',
+  'charged_units',
+  'created_at',
+];
+
+export const usageRecordColumns: readonly (keyof UsageRecord)[] = [
+  'request_id',
+  'account_id',
+  'key_id',
+  'endpoint',
+  'model',
+  'provider',
+  'upstream_model',
+  'status',
+  'input_tokens',
+  'cached_input_tokens',
+  'cache_write_input_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'cost_units',
+  'estimated',
+  'latency_ms',
+  'ttft_ms',
+  'finish_reason',
+  'created_at',
+];
