@@ -6,8 +6,13 @@ import type { Citation } from '../../model/chat.js';
 import { annotationCitations } from '../openai/annotations.js';
 import { arrayOf, objectOf, stringOf, type JsonObject } from '../shared/json.js';
 
-export function compatibleCitationsOf(chunk: JsonObject, delta: JsonObject | undefined): Citation[] {
-  return [...searchCitations(chunk), ...annotationCitations(delta)];
+const none: readonly Citation[] = [];
+
+export function compatibleCitationsOf(chunk: JsonObject, delta: JsonObject | undefined): readonly Citation[] {
+  // Most chunks carry none: no collections are built for them (this runs for every chunk).
+  const search = chunk.search_results === undefined && chunk.citations === undefined ? none : searchCitations(chunk);
+  const annotations = delta?.annotations === undefined ? none : annotationCitations(delta);
+  return annotations.length === 0 ? search : search.length === 0 ? annotations : [...search, ...annotations];
 }
 
 function searchCitations(chunk: JsonObject): Citation[] {

@@ -2,7 +2,10 @@
 import type { Citation } from '../../model/chat.js';
 import { arrayOf, objectOf, stringOf, type JsonObject } from '../shared/json.js';
 
-export function annotationCitations(delta: JsonObject | undefined): Citation[] {
+const none: readonly Citation[] = [];
+
+export function annotationCitations(delta: JsonObject | undefined): readonly Citation[] {
+  if (delta?.annotations === undefined) return none; // most deltas: nothing to build
   const citations: Citation[] = [];
   for (const item of arrayOf(delta?.annotations)) {
     const annotation = objectOf(item);

@@ -65,9 +65,7 @@ export class ChatCompletionsStreamParser implements UpstreamStreamParser {
     if (!this.started) this.streamId = id;
     const parts: StreamPart[] = [];
     // We never ask for n > 1: choice 0 is the answer.
-    const choice = arrayOf(chunk.choices)
-      .map(objectOf)
-      .find((c) => c !== undefined && (c.index ?? 0) === 0);
+    const choice = firstChoice(chunk.choices);
     const delta = objectOf(choice?.delta);
     if (delta) this.readDelta(delta, parts);
     this.readCitations(chunk, delta, parts);
@@ -198,4 +196,13 @@ export class ChatCompletionsStreamParser implements UpstreamStreamParser {
     });
     return parts;
   }
+}
+
+/** Choice 0 of a chunk's `choices` (by its index; a choice without one counts as 0). */
+function firstChoice(choices: unknown): JsonObject | undefined {
+  for (const item of arrayOf(choices)) {
+    const choice = objectOf(item);
+    if (choice !== undefined && (choice.index ?? 0) === 0) return choice;
+  }
+  return undefined;
 }
