@@ -198,9 +198,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
       accumulator = new ResultAccumulator();
       pending = [];
       try {
-        const events = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+        const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
         const parser = adapter.createStreamParser(target);
-        for await (const event of events) handle(parser.push(event));
+        await readEvents((event) => handle(parser.push(event)));
         handle(parser.end());
         lastError = undefined;
         break;

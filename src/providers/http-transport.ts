@@ -23,15 +23,15 @@ export function createDispatcher(): Agent {
 }
 
 /**
- * Sends the request and resolves once the upstream answered 2xx, with an iterator over its
- * SSE events. Rejects with UpstreamError on a non-2xx answer, a network error or a timeout.
+ * Sends the request and resolves once the upstream answered 2xx, with the reader of its SSE
+ * events. Rejects with UpstreamError on a non-2xx answer, a network error or a timeout.
  */
 export async function openEventStream(
   upstream: Upstream,
   adapter: ProviderAdapter,
   httpRequest: UpstreamHttpRequest,
   signal: AbortSignal,
-): Promise<AsyncIterable<SseEvent>> {
+): Promise<EventReader> {
   let response;
   try {
     response = await request(httpRequest.url, {
@@ -52,8 +52,17 @@ export async function openEventStream(
     error.retryAfterMs ??= retryAfterMs(response.headers);
     throw error;
   }
-  return sseEvents(response.body, upstream.name);
+  const body = response.body;
+  return (onEvent) => readSseEvents(body, upstream.name, onEvent);
 }
+
+/**
+ * Reads the stream to its end, calling `onEvent` for each event as it is parsed (in the tick
+ * its bytes arrived: no queue, no promise per event). Resolves at the end of the stream;
+ * rejects with UpstreamError when the connection fails, or with what `onEvent` threw — the
+ * body is then torn down.
+ */
+export type EventReader = (onEvent: (event: SseEvent) => void) => Promise<void>;
 
 /** `retry-after-ms` (ms) or `retry-after` (seconds or an HTTP date), as the SDKs read them. */
 export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
@@ -71,22 +80,30 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
   return Number.isFinite(date) && date > Date.now() ? date - Date.now() : undefined;
 }
 
-async function* sseEvents(body: AsyncIterable<Buffer>, name: string): AsyncGenerator<SseEvent> {
-  const queue: SseEvent[] = [];
+async function readSseEvents(body: AsyncIterable<Buffer>, name: string, onEvent: (event: SseEvent) => void): Promise<void> {
+  // What onEvent threw: kept apart from the connection's errors (never turned into an UpstreamError).
+  let failure: { error: unknown } | undefined;
   const parser = createParser({
-    onEvent: (event) => queue.push(event.event ? { event: event.event, data: event.data } : { data: event.data }),
+    onEvent: (event) => {
+      if (failure) return;
+      try {
+        onEvent(event.event ? { event: event.event, data: event.data } : { data: event.data });
+      } catch (error) {
+        failure = { error };
+      }
+    },
   });
   const decoder = new TextDecoder();
   try {
     for await (const chunk of body) {
       parser.feed(decoder.decode(chunk, { stream: true }));
-      while (queue.length > 0) yield queue.shift()!;
+      if (failure) break; // leaving the loop destroys the body: the upstream request ends
     }
   } catch (error) {
     throw toUpstreamError(error, name);
   }
-  parser.feed(decoder.decode());
-  while (queue.length > 0) yield queue.shift()!;
+  if (!failure) parser.feed(decoder.decode());
+  if (failure) throw failure.error;
 }
 
 function toUpstreamError(error: unknown, name: string): Error {
