@@ -1,6 +1,6 @@
 // Wires the long-lived services of a process from the frozen config, once. Commands and the
 // HTTP app receive this object; nothing below reads the config file or the environment.
-import { createClient } from '@redis/client';
+import type { createClient } from '@redis/client';
 import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { ApiKeys } from './auth/api-keys.js';
@@ -14,7 +14,6 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { Upstream } from './providers/http-transport.js';
 import { createUpstreams, needsSimulator } from './providers/upstreams.js';
-import { startSimulator } from './sim/server.js';
 import { createKeyv } from './cache/keyv.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { Files } from './storage/files.js';
@@ -104,6 +103,8 @@ export async function openServerServices(
   if (options.rateLimiter) {
     rateLimiter = options.rateLimiter;
   } else if (config.cache.url.startsWith('redis')) {
+    // Redis and the simulator are loaded only by processes that use them (a few MB of heap each).
+    const { createClient } = await import('@redis/client');
     redis = createClient({ url: config.cache.url });
     redis.on('error', (error) => base.logger.error({ err: error }, 'redis connection error'));
     await redis.connect();
@@ -112,9 +113,9 @@ export async function openServerServices(
     rateLimiter = new MemoryRateLimiter();
   }
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
-  const simulator = needsSimulator(config.providers) ? await startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
+  const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
-  const prefixStore = createKeyv<number>(config.cache.url, 'prefix');
+  const prefixStore = await createKeyv<number>(config.cache.url, 'prefix');
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger);
   const generations = new Generations(base.db);
   const jobs = openJobStore(base, generations);

@@ -1,10 +1,11 @@
 // keyv instances per purpose: in process memory for one box, in Redis (shared by every
 // process) when cache.url is redis://. Namespaces keep purposes apart in one Redis.
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 
-export function createKeyv<Value>(cacheUrl: string, namespace: string, options: { maxEntries?: number } = {}): Keyv<Value> {
+export async function createKeyv<Value>(cacheUrl: string, namespace: string, options: { maxEntries?: number } = {}): Promise<Keyv<Value>> {
   if (cacheUrl.startsWith('redis')) {
+    // Loaded only when Redis is configured (it brings a Redis client: a few MB of heap).
+    const { default: KeyvRedis } = await import('@keyv/redis');
     return new Keyv<Value>({ store: new KeyvRedis(cacheUrl), namespace, useKeyPrefix: false });
   }
   return new Keyv<Value>({ store: new BoundedMap(options.maxEntries ?? 100_000), namespace });

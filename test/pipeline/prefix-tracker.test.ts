@@ -22,7 +22,7 @@ const conversation = (last: string, model = 'm'): [string, ChatRequest] => [
 ];
 
 test('a remembered prefix reports its tokens as cached; another model or conversation does not', async (t) => {
-  const tracker = new PrefixTracker(createKeyv<number>('memory', `prefix-test-${process.pid}`));
+  const tracker = new PrefixTracker(await createKeyv<number>('memory', `prefix-test-${process.pid}`));
   t.is(await tracker.cachedTokens(...conversation('one')), 0);
   const cached = await tracker.cachedTokens(...conversation('two'));
   t.true(cached > 0);
@@ -32,8 +32,8 @@ test('a remembered prefix reports its tokens as cached; another model or convers
 const redisTest = redisUrl ? test : test.skip;
 redisTest('through Redis, a prefix seen by one process counts as cached in another', async (t) => {
   const namespace = `prefix-test-${process.pid}-${Date.now()}`;
-  const first = createKeyv<number>(redisUrl!, namespace);
-  const second = createKeyv<number>(redisUrl!, namespace);
+  const first = await createKeyv<number>(redisUrl!, namespace);
+  const second = await createKeyv<number>(redisUrl!, namespace);
   t.teardown(async () => {
     await first.disconnect();
     await second.disconnect();
