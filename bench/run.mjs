@@ -10,7 +10,11 @@
 // gateway: the floor any Node.js gateway can reach on this machine today.
 //
 //   node bench/run.mjs [--smoke] [--rounds 3] [--backend sqlite|postgres|both] [--out DIR]
-//                      [--compare name=URL@KEY [--compare-model MODEL] [--compare-header 'Name: value']…]
+//                      [--compare name=URL@KEY [--compare-model MODEL] [--compare-header 'Name: value']…
+//                       [--compare-no-stream]]
+// In a --compare-header value, {upstream} is the simulator's URL (a peer that takes its
+// upstream per request, as Portkey's x-portkey-custom-host). --compare-no-stream measures the
+// peer's non-streaming path only (Portkey 1.15 fails every stream on Node 20).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
@@ -55,14 +59,14 @@ const backends = requestedBackend === 'both' ? ['sqlite', ...((await postgresRea
 const log = (message) => process.stderr.write(`${message}\n`);
 
 /** Measures one target: latency at one connection (non-stream, stream), then saturation. */
-async function measure(target, pid) {
+async function measure(target, pid, { streams = true } = {}) {
   const result = { name: target.name };
   log(`  ${target.name}: 1 connection…`);
   result.latency = await medianRound(() => sequential(target, { ...plan, stream: false }), (round) => round.p50);
-  result.streamLatency = await medianRound(() => sequential(target, { ...plan, stream: true }), (round) => round.p50);
+  result.streamLatency = streams ? await medianRound(() => sequential(target, { ...plan, stream: true }), (round) => round.p50) : undefined;
   result.saturation = {};
   for (const connections of plan.connections) {
-    for (const stream of [false, true]) {
+    for (const stream of streams ? [false, true] : [false]) {
       log(`  ${target.name}: ${connections} connections, ${stream ? 'stream' : 'non-stream'}…`);
       result.saturation[`${stream ? 'stream' : 'json'}@${connections}`] = await medianRound(async () => {
         const round = await saturate(target, { connections, seconds: plan.seconds, stream, pid });
@@ -112,10 +116,12 @@ try {
     if (!match) throw new Error(`--compare expects name=URL@KEY, got "${compare}"`);
     log(`${match[1]}:`);
     const base = match[2].replace(/\/+$/, '').replace(/\/v1$/, '');
-    const headers = Object.fromEntries(options(args, 'compare-header').map((header) => [header.slice(0, header.indexOf(':')).trim(), header.slice(header.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      options(args, 'compare-header').map((header) => [header.slice(0, header.indexOf(':')).trim(), header.slice(header.indexOf(':') + 1).trim().replaceAll('{upstream}', simulator.url)]),
+    );
     const pid = listeningPid(new URL(base).port);
     const idleRssMb = rssMb(pid);
-    const measured = await measure({ name: match[1], base, key: match[3] ?? 'none', model: option(args, 'compare-model', 'chat'), headers }, pid);
+    const measured = await measure({ name: match[1], base, key: match[3] ?? 'none', model: option(args, 'compare-model', 'chat'), headers }, pid, { streams: !args.includes('--compare-no-stream') });
     runs.push({ backend: `compare: ${match[1]}`, idleRssMb, gateway: measured, direct, floor });
   }
 } finally {
@@ -130,19 +136,23 @@ function table(run) {
   const { direct, gateway, floor } = run;
   const pair = (a, b) => `${ms(a)} / ${ms(b)}`;
   const lines = [
-    `| ${run.backend} | direct | bare Node.js proxy (floor) | through the gateway | added by the gateway |`,
+    `| ${run.backend} | direct | bare Node.js proxy (floor) | through ${gateway.name} | added (through − direct) |`,
     '|---|---|---|---|---|',
     `| non-stream latency p50 / p99, 1 connection (ms) | ${pair(direct.latency.p50, direct.latency.p99)} | ${pair(floor.latency.p50, floor.latency.p99)} | ${pair(gateway.latency.p50, gateway.latency.p99)} | **${pair(gateway.latency.p50 - direct.latency.p50, gateway.latency.p99 - direct.latency.p99)}** |`,
-    `| stream (20 chunks) latency p50 / p99 (ms) | ${pair(direct.streamLatency.p50, direct.streamLatency.p99)} | ${pair(floor.streamLatency.p50, floor.streamLatency.p99)} | ${pair(gateway.streamLatency.p50, gateway.streamLatency.p99)} | ${pair(gateway.streamLatency.p50 - direct.streamLatency.p50, gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
-    `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(floor.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
   ];
+  if (gateway.streamLatency) {
+    lines.push(
+      `| stream (20 chunks) latency p50 / p99 (ms) | ${pair(direct.streamLatency.p50, direct.streamLatency.p99)} | ${pair(floor.streamLatency.p50, floor.streamLatency.p99)} | ${pair(gateway.streamLatency.p50, gateway.streamLatency.p99)} | ${pair(gateway.streamLatency.p50 - direct.streamLatency.p50, gateway.streamLatency.p99 - direct.streamLatency.p99)} |`,
+      `| time to first streamed byte p50 (ms) | ${ms(direct.streamLatency.ttfb50)} | ${ms(floor.streamLatency.ttfb50)} | ${ms(gateway.streamLatency.ttfb50)} | **${ms(gateway.streamLatency.ttfb50 - direct.streamLatency.ttfb50)}** |`,
+    );
+  }
   for (const [label, key] of Object.entries(gateway.saturation).map(([key]) => [key.replace('json', 'non-stream requests/s').replace('stream@', 'streams/s@').replace('@', ' @ ') + ' connections', key])) {
     const d = direct.saturation[key];
     const f = floor.saturation[key];
     const g = gateway.saturation[key];
     lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${pair(d?.p50, d?.p99)}) | ${int(f?.rps)} (${pair(f?.p50, f?.p99)}) | ${int(g.rps)} (${pair(g.p50, g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);
   }
-  const cpu = (measured) => Object.entries(measured.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`).join(', ');
+  const cpu = (measured) => Object.entries(measured.saturation).filter(([key]) => key in gateway.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`).join(', ');
   const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
   if (run.idleRssMb !== undefined) {
     lines.push(`| CPU ms per request (at ${Object.keys(gateway.saturation).map((key) => key.split('@')[1]).filter((v, i, a) => a.indexOf(v) === i).join('/')} connections) | | ${cpu(floor)} | ${cpu(gateway)} | |`);

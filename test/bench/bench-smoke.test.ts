@@ -14,16 +14,16 @@ test('npm run bench (smoke) completes and prints the table, the floor and a comp
   t.teardown(() => stop(peer));
   const result = await execa(
     'node',
-    [path.join(installRoot, 'bench', 'run.mjs'), '--smoke', '--backend', 'sqlite', '--compare', `peer=${peer.url}/v1@sk-peer`, '--compare-header', 'x-peer-header: yes'],
+    [path.join(installRoot, 'bench', 'run.mjs'), '--smoke', '--backend', 'sqlite', '--compare', `peer=${peer.url}/v1@sk-peer`, '--compare-header', 'x-peer-upstream: {upstream}/v1'],
     { reject: false, all: true },
   );
   t.is(result.exitCode, 0, result.all);
-  t.regex(result.stdout, /\| sqlite \| direct \| bare Node\.js proxy \(floor\) \| through the gateway \| added by the gateway \|/);
+  t.regex(result.stdout, /\| sqlite \| direct \| bare Node\.js proxy \(floor\) \| through gateway \(sqlite\) \| added \(through − direct\) \|/);
   t.regex(result.stdout, /\| non-stream latency p50 \/ p99, 1 connection \(ms\) \|/);
   t.regex(result.stdout, /\| time to first streamed byte p50 \(ms\) \|/);
   t.regex(result.stdout, /\| non-stream requests\/s @ 10 connections/);
   t.regex(result.stdout, /\| added latency p50 \(ms\) \| [\d.]+ \| ≤ 1\.0 \| (met|\*\*missed\*\*) \| [\d.]+ \|/);
-  t.regex(result.stdout, /## compare: peer\n\n\| compare: peer \| direct \|/);
+  t.regex(result.stdout, /## compare: peer\n\n\| compare: peer \| direct \| bare Node\.js proxy \(floor\) \| through peer \|/);
   // The peer's process was found by its port: its CPU and memory are in the table.
   t.regex(result.stdout, /\| CPU ms per request \(at 10 connections\) \| \| non-stream [\d.]+, stream [\d.]+ \| non-stream [\d.]+, stream [\d.]+ \| \|\n\| RSS idle \/ peak under load \(MB\) \| \| [\d.]+ \/ [\d.]+ \| [\d.]+ \/ [\d.]+ \| \|\n*$/);
 });
