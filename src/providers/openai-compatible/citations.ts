@@ -11,7 +11,7 @@ const none: readonly Citation[] = [];
 export function compatibleCitationsOf(chunk: JsonObject, delta: JsonObject | undefined): readonly Citation[] {
   // Most chunks carry none: no collections are built for them (this runs for every chunk).
   const search = chunk.search_results === undefined && chunk.citations === undefined ? none : searchCitations(chunk);
-  const annotations = delta?.annotations === undefined ? none : annotationCitations(delta);
+  const annotations = annotationCitations(delta);
   return annotations.length === 0 ? search : search.length === 0 ? annotations : [...search, ...annotations];
 }
 
