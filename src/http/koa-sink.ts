@@ -14,8 +14,8 @@ export function koaSink(ctx: Context): ResponseSink {
       res.setHeader('cache-control', 'no-cache');
       res.setHeader('connection', 'keep-alive');
       res.setHeader('x-accel-buffering', 'no'); // tell nginx-like proxies not to buffer either
+      // The head leaves with the first event, written in the same tick (one send, not two).
       res.writeHead(200);
-      res.flushHeaders();
     },
     write(text) {
       if (!res.writableEnded && !res.destroyed) res.write(text);
