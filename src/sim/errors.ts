@@ -12,6 +12,8 @@ export class SimError extends Error {
     readonly type?: string,
     /** OpenAI `code`. */
     readonly code: string | null = null,
+    /** The Retry-After of a 429, in seconds. */
+    readonly retryAfterSeconds = 1,
   ) {
     super(message);
     this.name = 'SimError';
@@ -50,12 +52,12 @@ export function openaiErrorBody(error: SimError): unknown {
 }
 
 /** The error a `[[sim:status=N]]` fault produces. */
-export function faultError(status: number): SimError {
+export function faultError(status: number, retryAfterSeconds = 1): SimError {
   const messages: Record<number, string> = {
     429: 'Simulated rate limit: slow down',
     500: 'Simulated internal server error',
     503: 'Simulated service unavailable',
     529: 'Simulated overload',
   };
-  return new SimError(status, messages[status] ?? `Simulated HTTP ${status}`, null, undefined, status === 429 ? 'rate_limit_exceeded' : null);
+  return new SimError(status, messages[status] ?? `Simulated HTTP ${status}`, null, undefined, status === 429 ? 'rate_limit_exceeded' : null, retryAfterSeconds);
 }

@@ -1,6 +1,7 @@
 // Per-request behaviour switches ("magic strings") read from the LAST user turn, so a test can
 // reach any fault through the whole gateway by writing it into an ordinary prompt:
 //   [[sim:status=429]]        that HTTP error before any byte (429 carries retry-after: 1)
+//   [[sim:retry-after=S]]     a 429's retry-after is S seconds instead
 //   [[sim:fail-mid]]          an in-stream error event after half the chunks (non-stream: 500)
 //   [[sim:drop]]              the socket is destroyed after half the chunks (non-stream: at once)
 //   [[sim:no-usage]]          the stream carries no usage at all
@@ -13,6 +14,8 @@
 export interface Faults {
   /** HTTP status to fail with before any byte (4xx/5xx). */
   readonly status?: number;
+  /** The Retry-After of that status when it is a 429, in seconds. */
+  readonly retryAfterSeconds: number;
   readonly failMid: boolean;
   readonly drop: boolean;
   readonly noUsage: boolean;
@@ -24,7 +27,7 @@ export interface Faults {
   readonly redacted: boolean;
 }
 
-export const noFaults: Faults = { failMid: false, drop: false, noUsage: false, usageInChoice: false, delayMs: 0, ttfbMs: 0, redacted: false };
+export const noFaults: Faults = { retryAfterSeconds: 1, failMid: false, drop: false, noUsage: false, usageInChoice: false, delayMs: 0, ttfbMs: 0, redacted: false };
 
 const magicPattern = /\[\[sim:([a-z-]+)(?:=(\d+))?\]\]/g;
 
@@ -42,6 +45,9 @@ export function parseFaults(text: string): Faults {
     switch (name) {
       case 'status':
         if (value !== undefined && value >= 400 && value <= 599) faults.status = value;
+        break;
+      case 'retry-after':
+        if (value !== undefined) faults.retryAfterSeconds = Math.min(value, maxWaitMs / 1000);
         break;
       case 'fail-mid':
         faults.failMid = true;

@@ -96,7 +96,7 @@ export async function handleChatCompletions(context: SimContext): Promise<void> 
   const faults = promptFaults(parsed.prompt);
   if (faults.ttfbMs > 0) await context.watch.sleep(faults.ttfbMs);
   if (context.watch.closed) return;
-  if (faults.status !== undefined) throw faultError(faults.status);
+  if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
   const plan = planAnswer(parsed.prompt, faults, context.signingSecret);
   const usage = usageOf(parsed, plan, cachedPromptTokens(context.cache, parsed));
 

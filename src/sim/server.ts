@@ -123,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         response.destroy();
         return;
       }
-      sendJson(reply, error.status, errorBody(protocol, error, requestId), error.status === 429 ? { 'retry-after': '1', 'retry-after-ms': '1000' } : {});
+      sendJson(reply, error.status, errorBody(protocol, error, requestId), error.status === 429 ? { 'retry-after': String(error.retryAfterSeconds), 'retry-after-ms': String(error.retryAfterSeconds * 1000) } : {});
     }
   }
 

@@ -26,14 +26,15 @@ testOnBackends('an upstream 429 with Retry-After pauses its routes: the client g
   });
   const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
   const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
-  const limited = (await t.throwsAsync(openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'x [[sim:status=429]]' }] }))) as any;
+  // A 3 s pause: the next request must arrive while it lasts, even on a loaded CI machine.
+  const limited = (await t.throwsAsync(openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'x [[sim:status=429]] [[sim:retry-after=3]]' }] }))) as any;
   t.is(limited.status, 502);
-  t.is(limited.headers.get('retry-after'), '1', "the upstream's Retry-After is passed on");
+  t.is(limited.headers.get('retry-after'), '3', "the upstream's Retry-After is passed on");
   const paused = (await t.throwsAsync(openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'fine now' }] }))) as any;
   t.is(paused.status, 502);
   t.regex(paused.message, /asked for a pause/);
   t.is(paused.headers.get('x-should-retry'), 'true');
-  await sleep(1_100);
+  await sleep(3_100);
   const after = await openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'fine now' }] });
   t.is(after.choices[0]!.finish_reason, 'stop');
   t.is((await gateway.services.ledger.balance(accountId)).heldUnits, 0n);

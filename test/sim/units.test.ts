@@ -33,6 +33,8 @@ test('magic strings are parsed from anywhere in the text and stripped from the q
   const faults = parseFaults('a [[sim:status=503]] b [[sim:delay=5]] [[sim:tokens=7]] [[sim:fail-mid]] [[sim:no-usage]]');
   t.like(faults, { status: 503, delayMs: 5, tokens: 7, failMid: true, noUsage: true, drop: false, usageInChoice: false, ttfbMs: 0 });
   t.is(parseFaults('[[sim:status=200]]').status, undefined);
+  t.is(parseFaults('[[sim:status=429]]').retryAfterSeconds, 1);
+  t.is(parseFaults('[[sim:status=429]] [[sim:retry-after=3]]').retryAfterSeconds, 3);
   t.is(stripMagic('  Hello [[sim:drop]]  world '), 'Hello world');
 });
 

@@ -34,7 +34,7 @@ export async function applyFaults(context: SimContext, text: string): Promise<bo
   const faults = parseFaults(text);
   if (faults.ttfbMs > 0) await context.watch.sleep(faults.ttfbMs);
   if (context.watch.closed) return false;
-  if (faults.status !== undefined) throw faultError(faults.status);
+  if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
   if (faults.drop) {
     dropConnection(context);
     return false;
