@@ -5,7 +5,7 @@
 // query and `gateway balance show`; and prints the query plans of the hot queries, flagging
 // any full scan. SQLite and PostgreSQL.
 //
-//   node bench/scale.mjs [--rows 5000000] [--backend sqlite|postgres|both] [--out DIR]
+//   node bench/scale.mjs [--rows 5000000] [--rounds 6] [--backend sqlite|postgres|both] [--out DIR]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -17,6 +17,7 @@ import { connect, seedHistory } from './seed-history.mjs';
 
 const args = process.argv.slice(2);
 const rows = Number(option(args, 'rows', '5000000'));
+const roundCount = Number(option(args, 'rounds', '6'));
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
 const requested = option(args, 'backend', 'both');
 const backends = requested === 'both' ? ['sqlite', 'postgres'] : [requested];
@@ -123,10 +124,15 @@ try {
         side.gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], side.env, 0);
       }
       await sleep(300);
-      // Three alternating rounds; each figure keeps its lowest round (a round can be disturbed;
-      // the question is whether history slows the path, not the machine).
+      // Alternating rounds, the side measured first changing every round (whichever goes second
+      // in a round met a machine some seconds further into its drift); each figure keeps its
+      // lowest round (a round can be disturbed; the question is whether history slows the path,
+      // not the machine).
       const rounds = sides.map(() => []);
-      for (let round = 0; round < 3; round++) for (const [index, side] of sides.entries()) rounds[index].push(await measureRound(side, simulator.url));
+      for (let round = 0; round < roundCount; round++) {
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        for (const index of order) rounds[index].push(await measureRound(sides[index], simulator.url));
+      }
       for (const [index, side] of sides.entries()) {
         const lowest = (name) => Math.min(...rounds[index].map((round) => round[name]));
         const { createHash } = await import('node:crypto');
@@ -159,7 +165,7 @@ const ms = (value) => value.toFixed(2);
 const lines = [
   `# History scale ${new Date().toISOString().slice(0, 10)} (${hostname()})`,
   '',
-  `Reproduce: \`npm run build && node bench/scale.mjs --rows ${rows}\` (the seeding alone: \`npm run bench:seed -- --database URL --account NAME --rows N\`). An empty and a seeded database, each behind its own gateway, measured in three alternating rounds; each figure is the lowest round's median; chat added = through the gateway minus direct to the simulator in the same round (${ms(direct.p50)} ms direct at the start).`,
+  `Reproduce: \`npm run build && node bench/scale.mjs --rows ${rows}\` (the seeding alone: \`npm run bench:seed -- --database URL --account NAME --rows N\`). An empty and a seeded database, each behind its own gateway, measured in ${roundCount} alternating rounds (the side measured first alternating too); each figure is the lowest round's median; chat added = through the gateway minus direct to the simulator in the same round (${ms(direct.p50)} ms direct at the start).`,
   '',
   '| database | ledger rows | chat added p50 (ms) | GET /v1/history first page (ms) | deep cursor (ms) | balance query (ms) | `gateway balance show` (ms) |',
   '|---|---|---|---|---|---|---|',
