@@ -106,6 +106,11 @@ export function prepareAccount(env) {
   return JSON.parse(cli(['keys', 'create', '--account', 'bench', '--rpm', '1000000', '--json'], env)).key;
 }
 
+/** The headers of a chat request to `target` (its own extra headers last: a peer's routing headers). */
+function chatHeaders(target) {
+  return { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers };
+}
+
 export function chatBody(model, stream) {
   return JSON.stringify({
     model,
@@ -129,7 +134,7 @@ export async function sequential(target, { count, warmup, stream }) {
     const response = await request(`${target.base}/v1/chat/completions`, {
       method: 'POST',
       dispatcher,
-      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers },
+      headers: chatHeaders(target),
       body: chatBody(target.model, stream),
     });
     let firstByte;
@@ -179,7 +184,7 @@ export async function saturate(target, { connections, seconds, stream, pid }) {
     method: 'POST',
     connections,
     duration: seconds,
-    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers },
+    headers: chatHeaders(target),
     body: chatBody(target.model, stream),
   });
   clearInterval(sampler);

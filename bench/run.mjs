@@ -131,6 +131,9 @@ try {
 const ms = (value) => (value === undefined ? '–' : value.toFixed(2));
 const int = (value) => (value === undefined ? '–' : Math.round(value).toLocaleString('en-US'));
 
+/** The highest RSS a measured target reached under load (MB). */
+const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
+
 /** The table: one row per measure; direct, the bare proxy (the floor), the gateway, and what the gateway adds. */
 function table(run) {
   const { direct, gateway, floor } = run;
@@ -153,7 +156,6 @@ function table(run) {
     lines.push(`| ${label} (p50 / p99 ms) | ${int(d?.rps)} (${pair(d?.p50, d?.p99)}) | ${int(f?.rps)} (${pair(f?.p50, f?.p99)}) | ${int(g.rps)} (${pair(g.p50, g.p99)})${g.non2xx ? ` ⚠ ${g.non2xx} errors` : ''} | |`);
   }
   const cpu = (measured) => Object.entries(measured.saturation).filter(([key]) => key in gateway.saturation).map(([key, value]) => `${key.split('@')[0] === 'json' ? 'non-stream' : 'stream'} ${ms(value.cpuMsPerRequest)}`).join(', ');
-  const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
   if (run.idleRssMb !== undefined) {
     lines.push(`| CPU ms per request (at ${Object.keys(gateway.saturation).map((key) => key.split('@')[1]).filter((v, i, a) => a.indexOf(v) === i).join('/')} connections) | | ${cpu(floor)} | ${cpu(gateway)} | |`);
     lines.push(`| RSS idle / peak under load (MB) | | ${ms(floor.idleRssMb)} / ${ms(peak(floor))} | ${ms(run.idleRssMb)} / ${ms(peak(gateway))} | |`);
@@ -167,7 +169,6 @@ function budget(run) {
   const json = (measured) => Object.entries(measured.saturation).filter(([key]) => key.startsWith('json'));
   const streams = (measured) => Object.entries(measured.saturation).filter(([key]) => key.startsWith('stream'));
   const best = (entries) => Math.max(...entries.map(([, value]) => value.rps));
-  const peak = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.peakRssMb ?? 0));
   const worstRatio = (measured) => Math.max(...Object.values(measured.saturation).map((value) => value.p99 / Math.max(value.p50, 1)));
   // [name, gateway, floor, target, met]
   const checks =
