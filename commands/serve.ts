@@ -6,6 +6,7 @@ import { ConfigError } from '../src/config/load.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startServer } from '../src/http/server.js';
 import { openServerServices } from '../src/services.js';
+import { limitHeapGrowth } from '../src/util/heap-growth.js';
 
 export default class Serve extends GatewayCommand {
   static override description = 'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully';
@@ -30,6 +31,7 @@ export default class Serve extends GatewayCommand {
       }
       // With --json, stdout carries only the {url, pid} line; the request log goes to stderr.
       const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
+      limitHeapGrowth();
       services = await openServerServices(config, { processMetrics: true, logger });
       await services.db.migrate.latest();
       const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });

@@ -3,6 +3,7 @@ import { stopOnSignals } from '../src/cli/stop-on-signals.js';
 import { createJobRunner } from '../src/jobs/runner.js';
 import { createLogger } from '../src/observability/logger.js';
 import { openServerServices } from '../src/services.js';
+import { limitHeapGrowth } from '../src/util/heap-growth.js';
 
 export default class Worker extends GatewayCommand {
   static override description =
@@ -16,6 +17,7 @@ export default class Worker extends GatewayCommand {
     try {
       const config = this.loadConfiguration(flags.config);
       const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
+      limitHeapGrowth();
       services = await openServerServices(config, { logger });
       await services.db.migrate.latest();
       const runner = createJobRunner(services);
