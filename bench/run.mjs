@@ -27,8 +27,18 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
 const plan = smoke
-  ? { count: 30, warmup: 10, seconds: 1, connections: [10], rounds: 1 }
-  : { count: 1000, warmup: 300, seconds: 5, connections: [50, 200], rounds: Number(option(args, 'rounds', '3')) };
+  ? { count: 30, warmup: 10, seconds: 1, connections: [10], rounds: 1, idleAfterMs: 300 }
+  : { count: 1000, warmup: 300, seconds: 5, connections: [50, 200], rounds: Number(option(args, 'rounds', '3')), idleAfterMs: 12_000 };
+
+/**
+ * A started process's resident memory once it has sat idle for plan.idleAfterMs. V8 keeps the
+ * young generation it grew while loading modules until its memory reducer runs, 8 s after
+ * allocation stops: read at once, a gateway shows ~20 MB that an idle one has given back.
+ */
+async function idleRss(pid) {
+  await sleep(plan.idleAfterMs);
+  return rssMb(pid);
+}
 
 /**
  * Runs `once` `plan.rounds` times and keeps the median round by `key` (single rounds on a
@@ -86,8 +96,7 @@ try {
   const floorProxy = await startFloorProxy(simulator.url, 'chat', 0);
   let floor;
   try {
-    await sleep(300);
-    const idleRssMb = rssMb(floorProxy.pid);
+    const idleRssMb = await idleRss(floorProxy.pid);
     floor = { ...(await measure({ name: 'floor', base: floorProxy.url, key: 'none', model: 'chat' }, floorProxy.pid)), idleRssMb };
   } finally {
     await stop(floorProxy);
@@ -102,8 +111,7 @@ try {
     const key = prepareAccount(env);
     const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
     try {
-      await sleep(500);
-      const idleRssMb = rssMb(gateway.pid);
+      const idleRssMb = await idleRss(gateway.pid);
       const measured = await measure({ name: `gateway (${backend})`, base: gateway.url, key, model: 'bench/chat' }, gateway.pid);
       runs.push({ backend, idleRssMb, gateway: measured, direct, floor });
     } finally {
@@ -204,7 +212,7 @@ const header = [
   `# Benchmark ${date}${smoke ? ' (smoke: durations too short for figures)' : ''}`,
   '',
   `Machine: ${machine}. ${simulator.pinned ? 'Gateway pinned to core 0, simulator to core 1' : 'Processes not pinned'}; the load generator runs in this process${cores <= 2 ? ' and shares a core with them' : ''}. Load before the run: ${load || 'unknown'}.`,
-  `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line; each line is the median of ${plan.rounds} rounds (peak RSS: the highest). Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
+  `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line; each line is the median of ${plan.rounds} rounds (peak RSS: the highest; idle RSS: ${plan.idleAfterMs / 1000} s after start, before any request). Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
 ].join('\n');
 const markdown = [header, ...runs.map((run) => `\n## ${run.backend}\n\n${table(run)}${run.backend.startsWith('compare') ? '' : `\n\n${budget(run)}`}`)].join('\n');
 process.stdout.write(`${markdown}\n`);
