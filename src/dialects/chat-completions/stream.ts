@@ -38,11 +38,21 @@ export class ChatCompletionsStreamEncoder implements StreamEncoder {
   /** Reasoning blocks by index, for the reasoning_details list sent before the finish chunk. */
   private readonly reasoning = new Map<number, { type: 'reasoning'; text: string; signature?: string } | RedactedReasoningPart>();
 
+  /**
+   * Every chunk's event up to its delta and after its finish reason: the same for the whole
+   * stream, so built once; a chunk then costs one JSON.stringify of its delta instead of a
+   * fresh envelope, choice and usage object per text delta (the golden fixtures hold the bytes).
+   */
+  private readonly chunkHead: string;
+  private readonly chunkTail: string;
+
   constructor(
     private readonly request: ChatRequest,
     private readonly context: { id: string; created: number },
   ) {
     this.id = withIdPrefix(context.id, chatCompletionIdPrefix);
+    this.chunkHead = `data: ${JSON.stringify(this.envelope()).slice(0, -1)},"choices":[{"index":0,"delta":`;
+    this.chunkTail = `,"logprobs":null}]${request.includeUsage ? ',"usage":null' : ''}}\n\n`;
   }
 
   encode(part: StreamPart): string {
@@ -55,7 +65,7 @@ export class ChatCompletionsStreamEncoder implements StreamEncoder {
         if (part.text === '') break;
         this.textSpan(part.index).length += part.text.length;
         this.textLength += part.text.length;
-        out += this.chunk({ content: part.text });
+        out += this.chunkOf(`{"content":${JSON.stringify(part.text)}}`);
         break;
       case 'citation':
         this.citations.push({ index: part.index, citation: part.citation });
@@ -63,7 +73,7 @@ export class ChatCompletionsStreamEncoder implements StreamEncoder {
       case 'reasoning_delta':
         if (part.text === '') break;
         this.reasoningBlock(part.index).text += part.text;
-        out += this.chunk({ reasoning_content: part.text });
+        out += this.chunkOf(`{"reasoning_content":${JSON.stringify(part.text)}}`);
         break;
       case 'reasoning_start':
         this.reasoningBlock(part.index);
@@ -146,10 +156,11 @@ export class ChatCompletionsStreamEncoder implements StreamEncoder {
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: ChatFinishReason | null = null): string {
-    return sseEvent({
-      ...this.envelope(),
-      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-      ...(this.request.includeUsage ? { usage: null } : {}),
-    });
+    return this.chunkOf(JSON.stringify(delta), finishReason);
+  }
+
+  /** One chunk event: {envelope, choices: [{index: 0, delta, finish_reason, logprobs: null}], usage: null if asked}. */
+  private chunkOf(deltaJson: string, finishReason: ChatFinishReason | null = null): string {
+    return `${this.chunkHead}${deltaJson},"finish_reason":${finishReason === null ? 'null' : JSON.stringify(finishReason)}${this.chunkTail}`;
   }
 }
