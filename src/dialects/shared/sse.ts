@@ -7,7 +7,8 @@
  * `eventName` adds the `event:` line that Anthropic clients require (and Responses clients accept).
  */
 export function sseEvent(data: unknown, eventName?: string): string {
-  const text = typeof data === 'string' ? data : JSON.stringify(data);
-  const dataLines = text.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  // JSON is one line already: only a string needs splitting (every streamed event of every
+  // dialect passes here, so the common case skips the regex split).
+  const dataLines = typeof data === 'string' ? data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('') : `data: ${JSON.stringify(data)}\n`;
   return `${eventName === undefined ? '' : `event: ${eventName}\n`}${dataLines}\n`;
 }
