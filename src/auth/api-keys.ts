@@ -1,7 +1,13 @@
 // API keys: "<prefix>-<43 base64url chars>" carrying 256 random bits. Only the sha256 of the
-// whole key, its prefix and its last 4 characters are stored. Lookups are by hash and are
-// not cached, so a revocation (from the CLI, another process) holds on the very next request;
-// the lookup is a prepared hot statement (src/db/hot-statements.ts), ~0.03 ms on SQLite.
+// whole key, its prefix and its last 4 characters are stored. Lookups are by hash, a prepared
+// hot statement (src/db/hot-statements.ts). A revocation (from the CLI, another process)
+// holds on the very next request:
+// - most routes look the key up on every request;
+// - the chat routes (most traffic) may take it from this process's cache of keys seen live:
+//   a key's only change after creation is its revocation, and their hold re-checks that in
+//   the hold's own statement (Ledger.hold with keyId), so the cache saves a database round trip
+//   per request without serving a revoked key past the hold. A revoked key found either way
+//   leaves the cache.
 // last_used_at is kept in memory and written in one batch per interval, not per request.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -71,9 +77,14 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** Keys kept by the cache at most; past it the cache starts over (a lookup refills it). */
+const cachedKeysLimit = 10_000;
+
 export class ApiKeys {
   /** key id → last use (ms), waiting for the next flush. */
   private readonly pendingLastUsed = new Map<string, number>();
+  /** sha256 of a presented key → the key, as last seen live (see the header: who may use it). */
+  private readonly liveByHash = new Map<string, ApiKey>();
 
   constructor(
     private readonly db: Knex,
@@ -119,17 +130,42 @@ export class ApiKeys {
     return this.find(id);
   }
 
-  /** The live key matching what a client presented, or null (unknown, malformed or revoked). */
-  async authenticate(presented: string): Promise<ApiKey | null> {
+  /**
+   * The live key matching what a client presented, or null (unknown, malformed or revoked).
+   * `cached`: a key this process has seen live may be returned without a lookup — only for
+   * requests whose hold re-checks the key (Ledger.hold with keyId).
+   */
+  async authenticate(presented: string, options: { cached?: boolean } = {}): Promise<ApiKey | null> {
     if (presented.length < 16 || presented.length > 256) return null;
     const hash = hashKey(presented);
+    const known = options.cached ? this.liveByHash.get(hash) : undefined;
+    if (known) {
+      this.pendingLastUsed.set(known.id, this.now());
+      return known;
+    }
     const [row] = await hotStatements(this.db).run<KeyRow>(keyByHash, { hash });
     // Compare in constant time anyway: the lookup must not be the only thing standing
     // between a near-miss and a match (collation, truncation, a future prefix index).
     if (!row || !timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    if (row.revoked_at !== null) return null;
+    if (row.revoked_at !== null) {
+      this.liveByHash.delete(hash);
+      return null;
+    }
     this.pendingLastUsed.set(row.id, this.now());
-    return fromRow(row);
+    const apiKey = fromRow(row);
+    if (this.liveByHash.size >= cachedKeysLimit) this.liveByHash.clear();
+    this.liveByHash.set(hash, apiKey);
+    return apiKey;
+  }
+
+  /** Drops a key from the cache (its hold found it revoked). */
+  forget(keyId: string): void {
+    for (const [hash, apiKey] of this.liveByHash) if (apiKey.id === keyId) this.liveByHash.delete(hash);
+  }
+
+  /** Whether the key is unrevoked now (for a cached key's request that places no hold: a free model). */
+  async isLive(keyId: string): Promise<boolean> {
+    return (await this.db('api_keys').where({ id: keyId }).whereNull('revoked_at').first('id')) !== undefined;
   }
 
   /** Writes the remembered last-use times in one transaction. Called on an interval and at stop. */

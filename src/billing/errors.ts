@@ -27,3 +27,15 @@ export class HoldClosedError extends Error {
     this.name = 'HoldClosedError';
   }
 }
+
+/**
+ * The API key a hold was placed for is revoked (or gone): nothing was held. A process serves
+ * charged routes with keys from its cache; the hold statement is where a revocation made by
+ * another process is seen (src/auth/api-keys.ts).
+ */
+export class KeyNotLiveError extends Error {
+  constructor(readonly keyId: string) {
+    super(`API key ${keyId} is revoked`);
+    this.name = 'KeyNotLiveError';
+  }
+}

@@ -13,17 +13,25 @@
 
 import type { HotStatement } from '../db/hot-statements.js';
 
-/** Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at. Returns the id when placed, no row when refused. */
+/**
+ * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at, and
+ * keyId: when not null, the hold is placed only while that API key is unrevoked (the check a
+ * cached key gets, in the same statement). Returns the id when placed, no row when refused
+ * (PostgreSQL: balance or key; SQLite: key — a short balance raises insufficient_balance).
+ */
 export const placeHold: HotStatement = {
   writes: true,
   pg: `WITH reserved AS (
          UPDATE accounts SET held_units = held_units + CAST(:amount AS BIGINT)
-         WHERE id = :account AND balance_units - held_units >= CAST(:amount AS BIGINT) RETURNING id
+         WHERE id = :account AND balance_units - held_units >= CAST(:amount AS BIGINT)
+           AND (CAST(:keyId AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL))
+         RETURNING id
        )
        INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
        SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt FROM reserved RETURNING id`,
   sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
-            VALUES (:id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt) RETURNING id`,
+            SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt
+            WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL) RETURNING id`,
 };
 
 /** Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's). Returns amount_units and charged_units, or no row when the hold was not active. */

@@ -9,7 +9,7 @@
 // The schema's CHECK constraints refuse a negative balance even if this code were wrong.
 import type { Knex } from 'knex';
 import { newId } from '../util/ids.js';
-import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
+import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError, KeyNotLiveError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
 import { insufficientBalanceMarker, placeHold, releaseHold, settleHold } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
@@ -87,9 +87,10 @@ export class Ledger {
   /**
    * Reserves `amountUnits` for a request about to go upstream, or throws InsufficientBalanceError.
    * One statement (see hold-statements.ts). `within`: an outer transaction to join (a job row
-   * written with its hold, atomically).
+   * written with its hold, atomically). `keyId`: the API key the request came with, re-checked
+   * by the same statement (KeyNotLiveError when it was revoked: a cached key's revocation).
    */
-  async hold(accountId: string, amountUnits: bigint, options: EntryDetails & { ttlMs: number; within?: Knex.Transaction }): Promise<Hold> {
+  async hold(accountId: string, amountUnits: bigint, options: EntryDetails & { ttlMs: number; within?: Knex.Transaction; keyId?: string }): Promise<Hold> {
     if (amountUnits <= 0n) throw new RangeError('a hold must be positive');
     const createdAt = this.now();
     const hold: Hold = { id: newId('hold'), accountId, amountUnits, expiresAt: createdAt + options.ttlMs };
@@ -104,13 +105,18 @@ export class Ledger {
         description: options.description ?? null,
         createdAt,
         expiresAt: hold.expiresAt,
+        keyId: options.keyId ?? null,
       });
     } catch (error) {
       if (!(error instanceof Error && error.message.includes(insufficientBalanceMarker))) throw error;
       placed = [];
     }
     if (placed.length === 0) {
-      const summary = await this.balanceWithin(options.within ?? this.db, accountId);
+      const db = options.within ?? this.db;
+      if (options.keyId !== undefined && !(await db('api_keys').where({ id: options.keyId }).whereNull('revoked_at').first('id'))) {
+        throw new KeyNotLiveError(options.keyId);
+      }
+      const summary = await this.balanceWithin(db, accountId);
       throw new InsufficientBalanceError(amountUnits, summary.availableUnits);
     }
     return hold;

@@ -25,6 +25,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   app.silent = true; // errors are logged by requestContext, once, with the request id
   const router = new Router<RequestState>();
   const auth = authenticate(services);
+  const cachedAuth = authenticate(services, { cached: true });
   const limiter = rateLimit(services);
   const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: services.config.server.jsonLimitBytes, jsonStrict: true });
   /** Exact path → method → the route's composed chain. */
@@ -32,7 +33,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   for (const route of routes) {
     const chain: Middleware[] = [];
     if (route.auth === 'key') {
-      chain.push(auth as Middleware);
+      chain.push((route.keyCheckedByHold ? cachedAuth : auth) as Middleware);
       if (route.scope) chain.push(requireScope(route.scope) as Middleware);
       if (route.rateLimited ?? true) chain.push(limiter as Middleware);
     }

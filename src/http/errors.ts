@@ -88,6 +88,8 @@ export function encodeError(error: ApiError, dialect: ErrorDialect, requestId: s
 export const unauthorized = (message = 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>".') =>
   new ApiError(401, message, { code: 'invalid_api_key' });
 
+export const invalidKey = () => unauthorized('Invalid API key: it is unknown or has been revoked.');
+
 export const forbiddenScope = (scope: string) =>
   new ApiError(403, `This API key lacks the "${scope}" scope needed here. Create a key with --scopes ${scope} (gateway keys create).`, {
     code: 'insufficient_scope',

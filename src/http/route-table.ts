@@ -30,6 +30,12 @@ export interface RouteDefinition {
   readonly auth: 'none' | 'key';
   /** The scope a key needs; null when any valid key will do. */
   readonly scope: Scope | null;
+  /**
+   * The handler re-checks the key where it places its hold (or, placing none, looks it up),
+   * so the key may come from the process's cache: one database round trip less per request.
+   * For the chat routes, where most traffic goes (src/auth/api-keys.ts).
+   */
+  readonly keyCheckedByHold?: boolean;
   /** Rate limited per key (default: every route that takes a key). */
   readonly rateLimited?: boolean;
   /** How the request body is read (default none). `multipart`: the handler streams it with readMultipart. */
@@ -51,9 +57,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/generations', auth: 'key', scope: null, handler: listGenerations },
   { method: 'GET', path: '/v1/generations/:type/:id', auth: 'key', scope: null, handler: retrieveGeneration },
   { method: 'GET', path: '/v1/generations/:type/:id/content', auth: 'key', scope: null, rateLimited: false, handler: generationContent },
-  { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(chatCompletionsDialect) },
-  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(responsesDialect) },
-  { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', body: 'json', handler: chatHandler(messagesDialect) },
+  { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(chatCompletionsDialect) },
+  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(responsesDialect) },
+  { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(messagesDialect) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', handler: countTokens },
   { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },

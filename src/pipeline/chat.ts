@@ -8,7 +8,7 @@ import { ApiError } from '../http/errors.js';
 import { assertScope } from '../http/middleware/require-scope.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
-import { InsufficientBalanceError } from '../billing/errors.js';
+import { InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
@@ -95,10 +95,15 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
 async function holdWorstCase(services: ServerServices, request: ChatRequest, model: CatalogModel, capabilities: ModelCapabilities, apiKey: ApiKey, details: { requestId: string; description: string }) {
   const prices = tokenPrices(model.config.pricing);
   const inputTokens = estimateInputTokensHigh(request);
-  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, ...details };
+  // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts).
+  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, keyId: apiKey.id, ...details };
   let maxOutputTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens;
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
-  if (worst === 0n) return { prices, maxOutputTokens, hold: undefined }; // a free model: nothing to hold or charge
+  if (worst === 0n) {
+    // A free model: nothing to hold or charge, so the key is checked on its own.
+    if (!(await services.apiKeys.isLive(apiKey.id))) throw new KeyNotLiveError(apiKey.id);
+    return { prices, maxOutputTokens, hold: undefined };
+  }
   try {
     return { prices, maxOutputTokens, hold: await services.ledger.hold(apiKey.accountId, worst, options) };
   } catch (error) {

@@ -1,8 +1,9 @@
 // API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x) or
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python).
 import type { Next } from 'koa';
+import { KeyNotLiveError } from '../../billing/errors.js';
 import type { ServerServices } from '../../services.js';
-import { unauthorized } from '../errors.js';
+import { invalidKey, unauthorized } from '../errors.js';
 import type { Context } from '../state.js';
 
 export function presentedKey(ctx: Context): string | undefined {
@@ -10,13 +11,26 @@ export function presentedKey(ctx: Context): string | undefined {
   return match?.[1] ?? (ctx.get('x-api-key') || undefined);
 }
 
-export function authenticate(services: ServerServices) {
+/**
+ * `cached`: the key may come from the process's cache of live keys — only for routes whose
+ * hold re-checks it (route table: keyCheckedByHold). A revocation the hold finds is a 401 like
+ * any other, and the key leaves the cache.
+ */
+export function authenticate(services: ServerServices, options: { cached?: boolean } = {}) {
+  const cached = options.cached === true;
   return async function authenticateMiddleware(ctx: Context, next: Next): Promise<void> {
     const presented = presentedKey(ctx);
     if (!presented) throw unauthorized();
-    const apiKey = await services.apiKeys.authenticate(presented);
-    if (!apiKey) throw unauthorized('Invalid API key: it is unknown or has been revoked.');
+    const apiKey = await services.apiKeys.authenticate(presented, { cached });
+    if (!apiKey) throw invalidKey();
     ctx.state.apiKey = apiKey;
-    await next();
+    if (!cached) return next();
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof KeyNotLiveError)) throw error;
+      services.apiKeys.forget(error.keyId);
+      throw error; // a 401 (request-context)
+    }
   };
 }

@@ -2,14 +2,14 @@
 // metrics, request log row). Errors thrown anywhere below are encoded here, in the caller's
 // dialect, so no route writes an error body itself.
 import type { Next } from 'koa';
-import { InsufficientBalanceError } from '../../billing/errors.js';
+import { InsufficientBalanceError, KeyNotLiveError } from '../../billing/errors.js';
 import { IdempotencyConflictError } from '../../jobs/job-store.js';
 import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import type { ServerServices } from '../../services.js';
 import { RequestValidationError } from '../../validation/zod-details.js';
 import { newRequestId } from '../../util/ids.js';
-import { ApiError, dialectForPath, encodeError, notFound, validationFailed } from '../errors.js';
+import { ApiError, dialectForPath, encodeError, invalidKey, notFound, validationFailed } from '../errors.js';
 import type { Context } from '../state.js';
 
 /** Turns known domain errors into API errors; anything else is a 500 that is logged. */
@@ -21,6 +21,7 @@ export function toApiError(error: unknown): ApiError | undefined {
       code: 'insufficient_balance',
     });
   }
+  if (error instanceof KeyNotLiveError) return invalidKey();
   if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
   if (error instanceof IdempotencyConflictError) return new ApiError(409, error.message, { code: 'idempotency_key_reused', param: 'idempotency_key' });
   const status = (error as { status?: number; expose?: boolean }).status;
