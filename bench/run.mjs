@@ -28,12 +28,12 @@ const smoke = args.includes('--smoke');
 const outDir = path.resolve(option(args, 'out', path.join(root, 'bench', 'results')));
 const plan = smoke
   ? { count: 30, warmup: 10, seconds: 1, connections: [10], rounds: 1, idleAfterMs: 300 }
-  : { count: 1000, warmup: 300, seconds: 5, connections: [50, 200], rounds: Number(option(args, 'rounds', '3')), idleAfterMs: 12_000 };
+  : { count: 1000, warmup: 300, seconds: 5, connections: [50, 200], rounds: Number(option(args, 'rounds', '3')), idleAfterMs: 25_000 };
 
 /**
  * A started process's resident memory once it has sat idle for plan.idleAfterMs. V8 keeps the
- * young generation it grew while loading modules until its memory reducer runs, 8 s after
- * allocation stops: read at once, a gateway shows ~20 MB that an idle one has given back.
+ * young generation it grew while loading modules until its memory reducer runs (seen 10-17 s
+ * after start): read at once, a gateway shows ~20 MB that an idle one has given back.
  */
 async function idleRss(pid) {
   await sleep(plan.idleAfterMs);
