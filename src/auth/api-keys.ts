@@ -73,6 +73,11 @@ const keyByHash: HotStatement = {
   writes: false,
 };
 
+/** Whether the key exists unrevoked, read on `db` (a transaction: what it sees). */
+export async function keyIsLive(db: Knex, keyId: string): Promise<boolean> {
+  return (await db('api_keys').where({ id: keyId }).whereNull('revoked_at').first('id')) !== undefined;
+}
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -164,8 +169,8 @@ export class ApiKeys {
   }
 
   /** Whether the key is unrevoked now (for a cached key's request that places no hold: a free model). */
-  async isLive(keyId: string): Promise<boolean> {
-    return (await this.db('api_keys').where({ id: keyId }).whereNull('revoked_at').first('id')) !== undefined;
+  isLive(keyId: string): Promise<boolean> {
+    return keyIsLive(this.db, keyId);
   }
 
   /** Writes the remembered last-use times in one transaction. Called on an interval and at stop. */

@@ -8,6 +8,7 @@
 // generating request, and each statement is a round trip.
 // The schema's CHECK constraints refuse a negative balance even if this code were wrong.
 import type { Knex } from 'knex';
+import { keyIsLive } from '../auth/api-keys.js';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError, KeyNotLiveError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
@@ -113,7 +114,7 @@ export class Ledger {
     }
     if (placed.length === 0) {
       const db = options.within ?? this.db;
-      if (options.keyId !== undefined && !(await db('api_keys').where({ id: options.keyId }).whereNull('revoked_at').first('id'))) {
+      if (options.keyId !== undefined && !(await keyIsLive(db, options.keyId))) {
         throw new KeyNotLiveError(options.keyId);
       }
       const summary = await this.balanceWithin(db, accountId);
