@@ -107,7 +107,7 @@ export function prepareAccount(env) {
 }
 
 /** The headers of a chat request to `target` (its own extra headers last: a peer's routing headers). */
-function chatHeaders(target) {
+export function chatHeaders(target) {
   return { authorization: `Bearer ${target.key}`, 'content-type': 'application/json', ...target.headers };
 }
 

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { bin, chatBody, createPostgresDatabase, option, prepareAccount, root, startGateway, stop, writeBenchConfig } from './lib.mjs';
+import { bin, chatBody, chatHeaders, createPostgresDatabase, option, prepareAccount, root, startGateway, stop, writeBenchConfig } from './lib.mjs';
 import { connect, seedHistory } from './seed-history.mjs';
 
 const args = process.argv.slice(2);
@@ -53,7 +53,7 @@ async function get(url, key, dispatcher) {
 }
 
 async function chat(target) {
-  const response = await request(`${target.base}/v1/chat/completions`, { method: 'POST', dispatcher: target.dispatcher, headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' }, body: chatBody(target.model, false) });
+  const response = await request(`${target.base}/v1/chat/completions`, { method: 'POST', dispatcher: target.dispatcher, headers: chatHeaders(target), body: chatBody(target.model, false) });
   await response.body.text();
   if (response.statusCode !== 200) throw new Error(`${target.base}: chat ${response.statusCode}`);
 }

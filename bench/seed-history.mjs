@@ -16,7 +16,7 @@ export function connect(databaseUrl) {
 }
 
 /** Adds `rows` ledger transactions and usage records to the account; reports progress on stderr. */
-export async function seedHistory(db, accountId, rows, progress = (done) => process.stderr.write(`\r  seeded ${done.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')}`)) {
+export async function seedHistory(db, accountId, rows, progress = (done) => process.stderr.write(`\r  seeded ${done.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')}${done === rows ? '\n' : ''}`)) {
   const sqlite = db.client.config.client === 'sqlite3';
   const now = Date.now();
   for (let done = 0; done < rows; done += batchRows) {
@@ -39,7 +39,6 @@ export async function seedHistory(db, accountId, rows, progress = (done) => proc
     });
     progress(done + count);
   }
-  process.stderr.write('\n');
   if (!sqlite) await db.raw('ANALYZE ledger_transactions; ANALYZE usage_records');
   else {
     await db.raw('ANALYZE');
