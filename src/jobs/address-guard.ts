@@ -1,11 +1,13 @@
 // Webhook URLs are chosen by API clients, so the gateway must not become a way to reach what
-// only it can reach (SSRF): cloud metadata, link-local, and — unless the operator allows it —
-// loopback and private networks. Checked at submit (every address the name resolves to) and
+// only it can reach (SSRF): cloud metadata, link-local, every other special-purpose range of the
+// IANA registries, and — unless the operator allows it — loopback and private networks, also when
+// an IPv6 form carries such an IPv4 address (NAT64, 6to4, Teredo, mapped, compatible). Checked at submit (every address the name resolves to) and
 // again at connect time (the name may resolve elsewhere by then: DNS rebinding).
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { classifyAddress } from './special-addresses.js';
 
 export interface AddressPolicy {
   readonly allowLoopback: boolean;
@@ -14,52 +16,31 @@ export interface AddressPolicy {
 
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-function blockList(entries: [string, number, 'ipv4' | 'ipv6'][], addresses: [string, 'ipv4' | 'ipv6'][] = []): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix, family] of entries) list.addSubnet(network, prefix, family);
-  for (const [address, family] of addresses) list.addAddress(address, family);
-  return list;
+/**
+ * Why this address may not be called, or undefined: "127.0.0.1 is a loopback address (127.0.0.0/8);
+ * webhooks.allow_loopback is off". An IPv6 address carrying an IPv4 address is judged as that IPv4
+ * address (special-addresses.ts).
+ */
+export function refusedAddress(address: string, policy: AddressPolicy): string | undefined {
+  const shown = address.replace(/^\[|\]$/g, '');
+  const refusal = refusalOf(shown, policy);
+  return refusal && `${shown} is ${refusal}`;
 }
 
-/** Never called, whatever the policy: metadata services, link-local, unspecified, multicast, broadcast, reserved. */
-const forbidden = blockList(
-  [
-    ['0.0.0.0', 8, 'ipv4'],
-    ['169.254.0.0', 16, 'ipv4'], // link-local, incl. 169.254.169.254 (cloud metadata)
-    ['100.100.100.200', 32, 'ipv4'], // Alibaba metadata
-    ['192.0.0.0', 24, 'ipv4'],
-    ['224.0.0.0', 4, 'ipv4'], // multicast
-    ['240.0.0.0', 4, 'ipv4'], // reserved, incl. 255.255.255.255
-    ['::', 128, 'ipv6'],
-    ['fe80::', 10, 'ipv6'], // link-local
-    ['ff00::', 8, 'ipv6'], // multicast
-    ['fd00:ec2::', 32, 'ipv6'], // AWS metadata over IPv6 (fd00:ec2::254)
-  ],
-);
-const loopback = blockList([
-  ['127.0.0.0', 8, 'ipv4'],
-  ['::1', 128, 'ipv6'],
-]);
-const privateRanges = blockList([
-  ['10.0.0.0', 8, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
-  ['fc00::', 7, 'ipv6'], // unique local
-]);
-
-/** Why this address may not be called, or undefined. IPv4-mapped IPv6 is judged as IPv4. */
-export function refusedAddress(address: string, policy: AddressPolicy): string | undefined {
-  let candidate = address.replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(candidate);
-  if (mapped) candidate = mapped[1]!;
-  const family = isIP(candidate);
-  if (family === 0) return `"${address}" is not an IP address`;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (forbidden.check(candidate, type)) return `${address} is a metadata, link-local or reserved address`;
-  if (!policy.allowLoopback && loopback.check(candidate, type)) return `${address} is a loopback address (webhooks.allow_loopback is off)`;
-  if (!policy.allowPrivate && privateRanges.check(candidate, type)) return `${address} is a private network address (webhooks.allow_private is off)`;
-  return undefined;
+/** "a loopback address (127.0.0.0/8); webhooks.allow_loopback is off", or undefined when allowed. */
+function refusalOf(address: string, policy: AddressPolicy): string | undefined {
+  const kind = classifyAddress(address);
+  if (!kind) return 'not an IP address';
+  switch (kind.kind) {
+    case 'public':
+      return undefined;
+    case 'loopback':
+      return policy.allowLoopback ? undefined : `${kind.description}; webhooks.allow_loopback is off`;
+    case 'private':
+      return policy.allowPrivate ? undefined : `${kind.description}; webhooks.allow_private is off`;
+    case 'never':
+      return `${kind.description}; webhooks never call it`;
+  }
 }
 
 const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -87,8 +68,8 @@ export async function checkWebhookUrl(url: string, policy: AddressPolicy, lookup
   }
   if (addresses.length === 0) return `the host "${host}" does not resolve`;
   for (const { address } of addresses) {
-    const refused = refusedAddress(address, policy);
-    if (refused) return `refused: ${host} resolves to ${refused}`;
+    const refusal = refusalOf(address, policy);
+    if (refusal) return isIP(host) ? `refused: ${host} is ${refusal}` : `refused: ${host} resolves to ${address}, ${refusal}`;
   }
   return undefined;
 }

@@ -96,6 +96,22 @@ testOnBackends('videos: validation names the field; another account sees 404; a 
   const refused = await api(loopbackHook, (await loopbackHook.newClient({ balanceUnits: 1_000_000n })).key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'x', webhook_url: 'http://127.0.0.1:9/hook' });
   t.is(refused.status, 422);
   t.is(refused.body.detail[0].loc[1], 'webhook_url');
+  // IPv6 forms carrying a loopback or metadata IPv4 address, and IPv4 special-purpose ranges (issue 13, item 9).
+  const special: [string, string][] = [
+    ['http://[64:ff9b::7f00:1]/hook', 'refused: 64:ff9b::7f00:1 is NAT64 (64:ff9b::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); webhooks.allow_loopback is off'],
+    ['http://[64:ff9b::a9fe:a9fe]/hook', 'refused: 64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96) for 169.254.169.254, a link-local address, incl. cloud metadata (169.254.0.0/16); webhooks never call it'],
+    ['http://[2002:7f00:1::]/hook', 'refused: 2002:7f00:1:: is 6to4 (2002::/16) for 127.0.0.1, a loopback address (127.0.0.0/8); webhooks.allow_loopback is off'],
+    ['http://[::127.0.0.1]/hook', 'refused: ::7f00:1 is deprecated IPv4-compatible (::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); webhooks.allow_loopback is off'],
+    ['http://[2001::1]/hook', 'refused: 2001::1 is Teredo (2001::/32) for client 255.255.255.254, a reserved address (240.0.0.0/4); webhooks never call it'],
+    ['http://198.18.0.1/hook', 'refused: 198.18.0.1 is a benchmarking address (198.18.0.0/15); webhooks never call it'],
+  ];
+  const specialClient = await loopbackHook.newClient({ balanceUnits: 1_000_000n });
+  for (const [webhookUrl, message] of special) {
+    const response = await api(loopbackHook, specialClient.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'x', webhook_url: webhookUrl });
+    t.is(response.status, 422, webhookUrl);
+    t.deepEqual([response.body.detail[0].loc, response.body.detail[0].msg], [['body', 'webhook_url'], message], webhookUrl);
+  }
+  t.deepEqual(await charges(database, specialClient.accountId), [], 'no refused webhook job was charged');
   t.deepEqual(await charges(database, client.accountId), [], 'nothing refused was charged');
 
   const video = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'mine [[sim:job-seconds=0.2]]', wait: true });

@@ -28,10 +28,97 @@ test('loopback and private ranges are refused unless allowed; public addresses p
   t.truthy(refusedAddress('not-an-ip', open));
 });
 
+// Every special-purpose range of the IANA IPv4 and IPv6 registries and every IPv6 form that
+// carries an IPv4 address, with the exact reason under a closed policy and whether the operator's
+// allow_loopback / allow_private may open it. The first rows were accepted before (issue 13, item 9).
+const never = 'webhooks never call it';
+const loopbackOff = 'webhooks.allow_loopback is off';
+const privateOff = 'webhooks.allow_private is off';
+const table: [address: string, reason: string | undefined, openedBy?: 'allowLoopback' | 'allowPrivate'][] = [
+  ['[64:ff9b::7f00:1]', `64:ff9b::7f00:1 is NAT64 (64:ff9b::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['[64:ff9b::a9fe:a9fe]', `64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96) for 169.254.169.254, a link-local address, incl. cloud metadata (169.254.0.0/16); ${never}`],
+  ['[2002:7f00:1::]', `2002:7f00:1:: is 6to4 (2002::/16) for 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['[::127.0.0.1]', `::127.0.0.1 is deprecated IPv4-compatible (::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['[::7f00:1]', `::7f00:1 is deprecated IPv4-compatible (::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['[2001::1]', `2001::1 is Teredo (2001::/32) for client 255.255.255.254, a reserved address (240.0.0.0/4); ${never}`],
+  ['192.0.2.1', `192.0.2.1 is a documentation address (192.0.2.0/24); ${never}`],
+  ['198.18.0.1', `198.18.0.1 is a benchmarking address (198.18.0.0/15); ${never}`],
+  // IPv4 registry
+  ['0.0.0.0', `0.0.0.0 is a "this network" address (0.0.0.0/8); ${never}`],
+  ['10.1.2.3', `10.1.2.3 is a private network address (10.0.0.0/8); ${privateOff}`, 'allowPrivate'],
+  ['100.64.0.1', `100.64.0.1 is a shared (carrier-grade NAT) address (100.64.0.0/10); ${privateOff}`, 'allowPrivate'],
+  ['100.100.100.200', `100.100.100.200 is the Alibaba Cloud metadata address (100.100.100.200/32); ${never}`],
+  ['127.0.0.1', `127.0.0.1 is a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['169.254.169.254', `169.254.169.254 is a link-local address, incl. cloud metadata (169.254.0.0/16); ${never}`],
+  ['172.16.0.1', `172.16.0.1 is a private network address (172.16.0.0/12); ${privateOff}`, 'allowPrivate'],
+  ['192.0.0.8', `192.0.0.8 is an IETF protocol assignment (192.0.0.0/24); ${never}`],
+  ['192.88.99.1', `192.88.99.1 is a deprecated 6to4 relay anycast address (192.88.99.0/24); ${never}`],
+  ['192.168.1.1', `192.168.1.1 is a private network address (192.168.0.0/16); ${privateOff}`, 'allowPrivate'],
+  ['198.19.255.255', `198.19.255.255 is a benchmarking address (198.18.0.0/15); ${never}`],
+  ['198.51.100.7', `198.51.100.7 is a documentation address (198.51.100.0/24); ${never}`],
+  ['203.0.113.7', `203.0.113.7 is a documentation address (203.0.113.0/24); ${never}`],
+  ['224.0.0.1', `224.0.0.1 is a multicast address (224.0.0.0/4); ${never}`],
+  ['240.0.0.1', `240.0.0.1 is a reserved address (240.0.0.0/4); ${never}`],
+  ['255.255.255.255', `255.255.255.255 is the limited broadcast address (255.255.255.255/32); ${never}`],
+  // IPv6 registry
+  ['::', `:: is the unspecified address (::/128); ${never}`],
+  ['::1', `::1 is a loopback address (::1/128); ${loopbackOff}`, 'allowLoopback'],
+  ['::ffff:127.0.0.1', `::ffff:127.0.0.1 is IPv4-mapped (::ffff:0:0/96) for 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['::ffff:c0a8:101', `::ffff:c0a8:101 is IPv4-mapped (::ffff:0:0/96) for 192.168.1.1, a private network address (192.168.0.0/16); ${privateOff}`, 'allowPrivate'],
+  ['::ffff:169.254.169.254', `::ffff:169.254.169.254 is IPv4-mapped (::ffff:0:0/96) for 169.254.169.254, a link-local address, incl. cloud metadata (169.254.0.0/16); ${never}`],
+  ['64:ff9b::a00:1', `64:ff9b::a00:1 is NAT64 (64:ff9b::/96) for 10.0.0.1, a private network address (10.0.0.0/8); ${privateOff}`, 'allowPrivate'],
+  ['64:ff9b:1::a00:1', `64:ff9b:1::a00:1 is a local-use NAT64 address (64:ff9b:1::/48); ${never}`],
+  ['100::1', `100::1 is a discard-only address (100::/64); ${never}`],
+  ['2001:2::1', `2001:2::1 is an IETF protocol assignment (2001::/23); ${never}`],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', `2001:0:4136:e378:8000:63bf:3fff:fdd2 is Teredo (2001::/32) for client 192.0.2.45, a documentation address (192.0.2.0/24); ${never}`],
+  ['2001:0:7f00:1::f7f7:f7f7', `2001:0:7f00:1::f7f7:f7f7 is Teredo (2001::/32) for server 127.0.0.1, a loopback address (127.0.0.0/8); ${loopbackOff}`, 'allowLoopback'],
+  ['2001:db8::1', `2001:db8::1 is a documentation address (2001:db8::/32); ${never}`],
+  ['2002:a9fe:a9fe::1', `2002:a9fe:a9fe::1 is 6to4 (2002::/16) for 169.254.169.254, a link-local address, incl. cloud metadata (169.254.0.0/16); ${never}`],
+  ['3fff::1', `3fff::1 is a documentation address (3fff::/20); ${never}`],
+  ['fd00:ec2::254', `fd00:ec2::254 is an AWS metadata address (fd00:ec2::/32); ${never}`],
+  ['fd12::1', `fd12::1 is a unique local (private network) address (fc00::/7); ${privateOff}`, 'allowPrivate'],
+  ['fe80::1', `fe80::1 is a link-local address (fe80::/10); ${never}`],
+  ['ff02::1', `ff02::1 is a multicast address (ff00::/8); ${never}`],
+  ['fec0::1', `fec0::1 is an address outside global unicast (2000::/3); ${never}`],
+  ['5f00::1', `5f00::1 is an address outside global unicast (2000::/3); ${never}`],
+  // Public: called under any policy, also in the forms that carry a public IPv4 address.
+  ['8.8.8.8', undefined],
+  ['2606:4700::1111', undefined],
+  ['[2606:4700::1111]', undefined],
+  ['::ffff:8.8.8.8', undefined],
+  ['64:ff9b::808:808', undefined],
+  ['2002:808:808::1', undefined],
+];
+
+test('every special-purpose address is refused with its exact reason; allow_loopback / allow_private open only their own kind', (t) => {
+  for (const [address, reason, openedBy] of table) {
+    t.is(refusedAddress(address, closed), reason, address);
+    const onlyTheOther = openedBy === 'allowLoopback' ? { allowLoopback: false, allowPrivate: true } : { allowLoopback: true, allowPrivate: false };
+    if (openedBy) {
+      t.is(refusedAddress(address, { ...closed, [openedBy]: true }), undefined, `${address} allowed by ${openedBy}`);
+      t.is(refusedAddress(address, onlyTheOther), reason, `${address} not allowed by the other switch`);
+    } else {
+      t.is(refusedAddress(address, open), reason, `${address} whatever the policy`);
+    }
+  }
+});
+
+test('the submit check names the address a host resolves to, and refuses the forms of item 9 as URL literals', async (t) => {
+  const lookup = async () => [{ address: '64:ff9b::7f00:1', family: 6 }];
+  t.is(await checkWebhookUrl('https://rebind.example/x', closed, lookup), 'refused: rebind.example resolves to 64:ff9b::7f00:1, NAT64 (64:ff9b::/96) for 127.0.0.1, a loopback address (127.0.0.0/8); webhooks.allow_loopback is off');
+  t.is(await checkWebhookUrl('http://[2001::1]/hook', open, lookup), 'refused: 2001::1 is Teredo (2001::/32) for client 255.255.255.254, a reserved address (240.0.0.0/4); webhooks never call it');
+  for (const [address, reason] of table.slice(0, 8)) {
+    const url = `http://${address}:8080/hook`;
+    // The URL parser writes an IPv6 host in its canonical form ([::127.0.0.1] → ::7f00:1).
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    t.is(await checkWebhookUrl(url, closed, lookup), `refused: ${reason!.replace(/^\S+/, host)}`, address);
+  }
+});
+
 test('a webhook URL is checked over every address its host resolves to', async (t) => {
   const lookup = async (host: string) => (host === 'mixed.example' ? [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]);
   t.is(await checkWebhookUrl('https://hooks.example/x', closed, lookup), undefined);
-  t.regex((await checkWebhookUrl('https://mixed.example/x', closed, lookup)) ?? '', /10\.0\.0\.5 is a private/);
+  t.regex((await checkWebhookUrl('https://mixed.example/x', closed, lookup)) ?? '', /resolves to 10\.0\.0\.5, a private/);
   t.regex((await checkWebhookUrl('ftp://hooks.example/x', closed, lookup)) ?? '', /only http and https/);
   t.regex((await checkWebhookUrl('https://user:pw@hooks.example/x', closed, lookup)) ?? '', /credentials/);
   t.regex((await checkWebhookUrl('http://[::1]:8080/x', closed, lookup)) ?? '', /loopback/);
@@ -53,6 +140,11 @@ test('the delivery agent refuses to connect to a refused address, named or liter
   // An IP literal is never looked up, so the connector itself must refuse it.
   await t.throwsAsync(request(`http://127.0.0.1:${port}/`, { dispatcher: refusing }), { message: /refused to connect to 127\.0\.0\.1: .*loopback/ });
   await t.throwsAsync(request(`http://[::ffff:127.0.0.1]:${port}/`, { dispatcher: refusing }), { message: /refused to connect to .*loopback/ });
+  // An IPv6 literal carrying a loopback address (NAT64, 6to4) is refused before any connection is tried.
+  for (const host of ['64:ff9b::7f00:1', '2002:7f00:1::']) {
+    await t.throwsAsync(request(`http://[${host}]:${port}/`, { dispatcher: refusing }), { message: `refused to connect to ${host}: ${refusedAddress(host, closed)}` });
+  }
+  t.regex(refusedAddress('64:ff9b::7f00:1', closed) ?? '', /loopback/);
   t.is(reached, 0, 'no request reached the server');
   const allowing = guardedAgent({ allowLoopback: true, allowPrivate: false }, 2000);
   t.teardown(() => allowing.close());
