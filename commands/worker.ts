@@ -22,6 +22,9 @@ export default class Worker extends GatewayCommand {
       await services.db.migrate.latest();
       const runner = createJobRunner(services);
       runner.start();
+      // A live process: it beats and sweeps the request holds of serving processes that died.
+      await services.holdOwner.register();
+      services.holdOwner.start();
       // Holds of crashed requests are released here too, so a worker-only host recovers them.
       const sweeper = setInterval(() => {
         services!.ledger.releaseExpired().catch((error: unknown) => services!.logger.error({ err: error }, 'hold sweeper failed'));
@@ -33,6 +36,7 @@ export default class Worker extends GatewayCommand {
       stopOnSignals(running.logger, async () => {
         clearInterval(sweeper);
         await runner.stop();
+        await running.holdOwner.stop({ forget: true });
         await running.close();
       });
     } catch (error) {

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter.js';
+import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
 import { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/load.js';
@@ -49,6 +50,8 @@ export interface ServerServices extends Services {
   readonly generations: Generations;
   /** Async jobs (video, video upscale, music): created by the routes, advanced by a JobRunner. */
   readonly jobs: JobStore;
+  /** This process as the owner of its requests' holds (registered and beating while it serves). */
+  readonly holdOwner: HoldOwner;
 }
 
 /** `backgroundCheckpoints`: a long-lived process checkpoints SQLite's WAL on a connection of its own, off the request path. */
@@ -132,6 +135,7 @@ export async function openServerServices(
     files: openFiles(base),
     generations,
     jobs,
+    holdOwner: new HoldOwner(base.db, base.ledger, base.logger, { heartbeatMs: config.holds.heartbeatMs, goneAfterMs: config.holds.ownerGoneAfterMs }),
     async close() {
       await requestLog.flush();
       await usageRecords.flush();

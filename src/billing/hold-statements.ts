@@ -14,7 +14,8 @@
 import type { HotStatement } from '../db/hot-statements.js';
 
 /**
- * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at, and
+ * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
+ * instanceId (the serving process that owns the hold, null for a job's: see hold-owners.ts), and
  * keyId: when not null, the hold is placed only while that API key is unrevoked (the check a
  * cached key gets, in the same statement). Returns the id when placed, no row when refused
  * (PostgreSQL: balance or key; SQLite: key — a short balance raises insufficient_balance).
@@ -27,10 +28,10 @@ export const placeHold: HotStatement = {
            AND (CAST(:keyId AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL))
          RETURNING id
        )
-       INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
-       SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt FROM reserved RETURNING id`,
-  sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at)
-            SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt
+       INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
+       SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId FROM reserved RETURNING id`,
+  sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
+            SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId
             WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL) RETURNING id`,
 };
 

@@ -90,8 +90,14 @@ export class Ledger {
    * One statement (see hold-statements.ts). `within`: an outer transaction to join (a job row
    * written with its hold, atomically). `keyId`: the API key the request came with, re-checked
    * by the same statement (KeyNotLiveError when it was revoked: a cached key's revocation).
+   * `instanceId`: the serving process whose request this hold is (hold-owners.ts releases it
+   * if that process dies); absent for a job's hold, which its job settles or releases.
    */
-  async hold(accountId: string, amountUnits: bigint, options: EntryDetails & { ttlMs: number; within?: Knex.Transaction; keyId?: string }): Promise<Hold> {
+  async hold(
+    accountId: string,
+    amountUnits: bigint,
+    options: EntryDetails & { ttlMs: number; within?: Knex.Transaction; keyId?: string; instanceId?: string },
+  ): Promise<Hold> {
     if (amountUnits <= 0n) throw new RangeError('a hold must be positive');
     const createdAt = this.now();
     const hold: Hold = { id: newId('hold'), accountId, amountUnits, expiresAt: createdAt + options.ttlMs };
@@ -107,6 +113,7 @@ export class Ledger {
         createdAt,
         expiresAt: hold.expiresAt,
         keyId: options.keyId ?? null,
+        instanceId: options.instanceId ?? null,
       });
     } catch (error) {
       if (!(error instanceof Error && error.message.includes(insufficientBalanceMarker))) throw error;

@@ -41,7 +41,7 @@ export interface Config {
   readonly keys: { readonly prefix: string };
   readonly rateLimit: { readonly requestsPerMinute: number };
   readonly currency: { readonly usdRub: string };
-  readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number };
+  readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number; readonly heartbeatMs: number; readonly ownerGoneAfterMs: number };
   readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean; readonly retryDelaysMs: readonly number[]; readonly timeoutMs: number };
   readonly jobs: { readonly tickMs: number; readonly leaseMs: number; readonly deadlineMs: number; readonly concurrency: number };
   readonly defaults: { readonly videoModel?: string; readonly videoUpscaleModel?: string; readonly musicModel?: string };
@@ -161,6 +161,11 @@ function crossCheck(file: ConfigFile): { path: (string | number)[]; message: str
       }
     });
   });
+  // A live process beats every interval; fewer than 3 intervals before it counts as gone would
+  // let one slow beat (a busy database, a GC pause) get its holds released.
+  if (parseDuration(file.holds.owner_gone_after) < 3 * parseDuration(file.holds.heartbeat_interval)) {
+    problems.push({ path: ['holds', 'owner_gone_after'], message: `must be at least 3 × holds.heartbeat_interval (${file.holds.heartbeat_interval})` });
+  }
   return problems;
 }
 
@@ -213,7 +218,12 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     keys: { prefix: file.keys.prefix },
     rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
     currency: { usdRub: file.currency.usd_rub },
-    holds: { ttlMs: parseDuration(file.holds.ttl), sweepIntervalMs: parseDuration(file.holds.sweep_interval) },
+    holds: {
+      ttlMs: parseDuration(file.holds.ttl),
+      sweepIntervalMs: parseDuration(file.holds.sweep_interval),
+      heartbeatMs: parseDuration(file.holds.heartbeat_interval),
+      ownerGoneAfterMs: parseDuration(file.holds.owner_gone_after),
+    },
     webhooks: {
       allowLoopback: file.webhooks.allow_loopback,
       allowPrivate: file.webhooks.allow_private,

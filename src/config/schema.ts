@@ -170,6 +170,10 @@ export const configSchema = z.strictObject({
       /** A hold not settled within this time is released by the sweeper (crash recovery). */
       ttl: durationString.default('1h'),
       sweep_interval: durationString.default('30s'),
+      /** How often a serving process writes its heartbeat (its holds carry its instance id). */
+      heartbeat_interval: durationString.default('2s'),
+      /** A process whose heartbeat is this old is gone: any live process releases its request holds. */
+      owner_gone_after: durationString.default('10s'),
     })
     .prefault({}),
   webhooks: z

@@ -1,5 +1,5 @@
-// Runs the HTTP API and the background chores of a serving process: releasing expired
-// holds (crash recovery), flushing last-used times and, unless disabled, the job runner. Stops gracefully: no new
+// Runs the HTTP API and the background chores of a serving process: its heartbeat and the
+// sweep of dead processes' holds (hold-owners.ts), releasing expired holds (the last resort), flushing last-used times and, unless disabled, the job runner. Stops gracefully: no new
 // connections, in-flight requests finish, queued writes are flushed.
 import { once } from 'node:events';
 import http from 'node:http';
@@ -19,6 +19,9 @@ export async function startServer(
   services: ServerServices,
   options: { host: string; port: number; routes?: readonly RouteDefinition[]; /** Also run a job runner in this process. */ jobRunner?: boolean },
 ): Promise<RunningServer> {
+  // Registered before the first request can place a hold carrying this instance's id.
+  await services.holdOwner.register();
+  services.holdOwner.start();
   const app = createApp(services, options.routes);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common client/proxy idle timeouts
@@ -56,6 +59,8 @@ export async function startServer(
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closed;
+        // Every request has ended: its hold is closed (the row goes) unless a settle could not land.
+        await services.holdOwner.stop({ forget: true });
         await services.close();
       })();
       return stopping;

@@ -96,7 +96,7 @@ async function holdWorstCase(services: ServerServices, request: ChatRequest, mod
   const prices = tokenPrices(model.config.pricing);
   const inputTokens = estimateInputTokensHigh(request);
   // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts).
-  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, keyId: apiKey.id, ...details };
+  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, keyId: apiKey.id, instanceId: services.holdOwner.id, ...details };
   let maxOutputTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens;
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
   if (worst === 0n) {

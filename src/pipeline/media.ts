@@ -43,7 +43,13 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
   const { model, apiKey } = call;
   const hold =
     call.holdUnits > 0n
-      ? await services.ledger.hold(apiKey.accountId, call.holdUnits, { ttlMs: services.config.holds.ttlMs, model: model.id, requestId: call.requestId, description: call.description })
+      ? await services.ledger.hold(apiKey.accountId, call.holdUnits, {
+          ttlMs: services.config.holds.ttlMs,
+          model: model.id,
+          requestId: call.requestId,
+          description: call.description,
+          instanceId: services.holdOwner.id,
+        })
       : undefined;
   let result: Result;
   try {

@@ -1,0 +1,134 @@
+// Holds of requests that died with their process. Every process that places request holds
+// (`serve`) registers a row in `instances` and beats its heartbeat every `holds.heartbeat_interval`;
+// each of its holds carries its instance id (one more value in the hold statement: no extra
+// query on the hot path). Any live process sweeps, every interval, the active holds whose owner
+// has not beaten for `holds.owner_gone_after`, and releases them — after a kill -9 the
+// account's available balance is whole again within seconds, not after holds.ttl (which stays
+// the last resort, for holds of no instance or of one that never stopped beating).
+//
+// A live process's holds are never released by a peer, however long its request runs: only a
+// missing heartbeat counts. A database outage stops EVERY process's heartbeat, so staleness
+// alone would let the first process back after an outage release its live peers' holds. A
+// process therefore sweeps only once its own heartbeats have succeeded for a whole
+// `owner_gone_after` in a row: over that window the database answered, so a live peer (which
+// beats every interval) has beaten too. The first sweep after a start comes after that window.
+// Job holds carry no instance (their job settles or releases them; the runner's leases
+// recover a dead runner's jobs) and are never touched here.
+import { hostname } from 'node:os';
+import type { Knex } from 'knex';
+import type { Logger } from '../observability/logger.js';
+import { newId } from '../util/ids.js';
+import type { Ledger } from './ledger.js';
+
+export interface HoldOwnerOptions {
+  readonly heartbeatMs: number;
+  readonly goneAfterMs: number;
+  readonly now?: () => number;
+  /** Holds released per sweep at most (the next sweep takes the rest). */
+  readonly sweepLimit?: number;
+}
+
+/** This process as the owner of the holds its requests place. */
+export class HoldOwner {
+  readonly id = newId('inst');
+  private readonly now: () => number;
+  /** Since when every heartbeat succeeded (undefined: the last one failed, or none yet). */
+  private healthySince: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly ledger: Ledger,
+    private readonly logger: Logger,
+    private readonly options: HoldOwnerOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Writes this process's row (before it places any hold). */
+  async register(): Promise<void> {
+    const now = this.now();
+    await this.db('instances').insert({ id: this.id, hostname: hostname().slice(0, 255), pid: process.pid, started_at: now, heartbeat_at: now });
+    this.healthySince = now;
+  }
+
+  /** Beats and sweeps every heartbeat interval until stop(); the first sweep runs now. */
+  start(): void {
+    const tick = () => {
+      this.ticking = this.ticking.then(async () => {
+        await this.beat();
+        await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'hold owner sweep failed'));
+      });
+    };
+    this.timer = setInterval(tick, this.options.heartbeatMs);
+    this.timer.unref();
+    tick();
+  }
+
+  /** Updates this process's heartbeat (re-registering if a peer removed its row). Never throws. */
+  async beat(): Promise<void> {
+    const now = this.now();
+    try {
+      const updated = await this.db('instances').where({ id: this.id }).update({ heartbeat_at: now });
+      if (updated === 0) {
+        // A peer saw no heartbeat for owner_gone_after (a long outage or a frozen process) and
+        // may have released this process's holds: settles of those find them closed.
+        this.logger.error({ instance: this.id }, 'this process was taken for dead by a peer: its holds may have been released; registering again');
+        await this.db('instances').insert({ id: this.id, hostname: hostname().slice(0, 255), pid: process.pid, started_at: now, heartbeat_at: now });
+      }
+      this.healthySince ??= now;
+    } catch (error) {
+      if (this.healthySince !== undefined) this.logger.warn({ err: error, instance: this.id }, 'heartbeat failed');
+      this.healthySince = undefined;
+    }
+  }
+
+  /**
+   * Releases the active holds of instances whose heartbeat is older than owner_gone_after, and
+   * forgets such instances once none of their holds is active. Returns how many were released;
+   * 0 without looking while this process has not itself beaten for a whole window.
+   */
+  async sweep(): Promise<number> {
+    const now = this.now();
+    const { goneAfterMs } = this.options;
+    if (this.healthySince === undefined || now - this.healthySince < goneAfterMs) return 0;
+    const cutoff = now - goneAfterMs;
+    // Through holds_status_expiry (status = 'active' first): active holds are the few in flight.
+    const orphaned: { id: string; instance_id: string }[] = await this.db('holds')
+      .join('instances', 'instances.id', 'holds.instance_id')
+      .where('holds.status', 'active')
+      .andWhere('instances.heartbeat_at', '<', cutoff)
+      .andWhereNot('instances.id', this.id)
+      .select('holds.id', 'holds.instance_id')
+      .limit(this.options.sweepLimit ?? 1_000);
+    let released = 0;
+    for (const hold of orphaned) if (await this.ledger.release(hold.id)) released++;
+    if (released > 0) {
+      const instances = [...new Set(orphaned.map((hold) => hold.instance_id))];
+      this.logger.warn({ released, instances }, 'released the holds of requests whose process is gone');
+    }
+    await this.db('instances')
+      .where('heartbeat_at', '<', cutoff)
+      .andWhereNot('id', this.id)
+      .whereNotExists((query) => query.select(this.db.raw('1')).from('holds').where('holds.status', 'active').andWhereRaw('holds.instance_id = instances.id'))
+      .delete();
+    return released;
+  }
+
+  /**
+   * Stops beating. `forget`: remove this process's row — only when none of its holds is still
+   * active (settles that could not land stay active and are released by a peer's sweep once
+   * this row goes stale, or by holds.ttl).
+   */
+  async stop(options: { forget: boolean }): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+    if (!options.forget) return;
+    await this.db('instances')
+      .where({ id: this.id })
+      .whereNotExists((query) => query.select(this.db.raw('1')).from('holds').where('holds.status', 'active').andWhereRaw('holds.instance_id = instances.id'))
+      .delete()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not remove this instance row'));
+  }
+}
