@@ -8,6 +8,7 @@ import { handleCountTokens, handleMessages } from './anthropic-messages.js';
 import { sendJson, type SimContext } from './context.js';
 import { anthropicErrorBody, openaiErrorBody, SimError } from './errors.js';
 import { handleMediaGet, mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from './media/routes.js';
+import { simJobStats } from './media/sim-jobs.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
@@ -94,6 +95,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     try {
       if (request.method === 'GET' || request.method === 'HEAD') {
         if (path === '/healthz') return sendJson(reply, 200, { status: 'ok' });
+        // Test and operator introspection, not a vendor endpoint: counts of simulated jobs.
+        if (path === '/__sim/stats') return sendJson(reply, 200, simJobStats(new URLSearchParams(queryString).get('job')));
         if (path === '/v1/models') {
           const data = simulatedModels.map(modelInfo);
           return sendJson(reply, 200, { object: 'list', data, has_more: false, first_id: data[0]!.id, last_id: data[data.length - 1]!.id });

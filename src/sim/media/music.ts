@@ -11,7 +11,7 @@ import { stripMagic } from '../faults.js';
 import { isRecord } from '../guards.js';
 import { applyFaults, seededRandom, sendBytes } from './common.js';
 import { silentMp3 } from './mp3.js';
-import { originOf, parseJobBehaviour, SimJobs, stripJobMagic, type SimJob } from './sim-jobs.js';
+import { originOf, parseJobBehaviour, SimJobs, stripJobMagic, submitSimJob, type SimJob } from './sim-jobs.js';
 
 interface MusicDetails {
   readonly request: Record<string, unknown>;
@@ -22,7 +22,7 @@ interface MusicDetails {
   readonly durations: readonly number[];
 }
 
-const tasks = new SimJobs<MusicDetails>('', randomBytes(4).toString('hex'));
+const tasks = new SimJobs<MusicDetails>('music', '', randomBytes(4).toString('hex'));
 const newerModels = ['V4_5', 'V4_5PLUS', 'V4_5ALL', 'V5', 'V5_5'];
 
 function envelope(context: SimContext, code: number, msg: string, data: unknown = null): void {
@@ -61,7 +61,7 @@ export async function handleGenerateMusic(context: SimContext): Promise<void> {
   if (!(await applyFaults(context, magic))) return;
   const random = seededRandom('music', context.seed);
   const clean = (value: unknown) => (typeof value === 'string' ? stripJobMagic(stripMagic(value)) : '');
-  const task = tasks.create(parseJobBehaviour(magic), {
+  const task = await submitSimJob(context, tasks, parseJobBehaviour(magic), {
     request: body,
     model: typeof body.model === 'string' ? body.model : 'V4_5',
     title: clean(body.title) || 'Simulated Song',
@@ -69,7 +69,7 @@ export async function handleGenerateMusic(context: SimContext): Promise<void> {
     prompt: clean(body.prompt),
     durations: [5 + Math.floor(random() * 4), 5 + Math.floor(random() * 4)],
   });
-  envelope(context, 200, 'success', { taskId: task.id });
+  if (task) envelope(context, 200, 'success', { taskId: task.id });
 }
 
 const statusByPhase = { queued: 'PENDING', running: 'TEXT_SUCCESS', completed: 'SUCCESS', failed: 'GENERATE_AUDIO_FAILED' } as const;
@@ -107,7 +107,7 @@ function record(context: SimContext, task: SimJob<MusicDetails>): Record<string,
 
 /** GET /api/v1/generate/record-info?taskId=… */
 export function handleMusicRecord(context: SimContext, taskId: string | null): void {
-  const task = taskId ? tasks.get(taskId) : undefined;
+  const task = taskId ? tasks.poll(taskId) : undefined;
   if (!task) return envelope(context, 404, `task not found: ${taskId ?? '(no taskId)'}`);
   envelope(context, 200, 'success', record(context, task));
 }

@@ -12,7 +12,7 @@ import { invalid, SimError } from '../errors.js';
 import { applyFaults, optionalNumber, readForm, sendBytes } from './common.js';
 import { mp4Video } from './mp4.js';
 import { formFields } from './multipart.js';
-import { originOf, parseJobBehaviour, SimJobs, type SimJob } from './sim-jobs.js';
+import { originOf, parseJobBehaviour, SimJobs, submitSimJob, type SimJob } from './sim-jobs.js';
 
 interface UpscaleDetails {
   readonly width: number;
@@ -21,7 +21,7 @@ interface UpscaleDetails {
   readonly costUsd: string;
 }
 
-const upscales = new SimJobs<UpscaleDetails>('vup_', randomBytes(4).toString('hex'));
+const upscales = new SimJobs<UpscaleDetails>('video_upscales', 'vup_', randomBytes(4).toString('hex'));
 
 /** round(side × factor) to an even number, as encoders need. */
 function scaled(side: number, factor: number): number {
@@ -45,8 +45,8 @@ export async function handleVideoUpscale(context: SimContext): Promise<void> {
   const height = scaled(info.height, factor);
   const megapixelSeconds = ((width * height) / 1_000_000) * info.durationSeconds;
   const costUsd = behaviour.costUsd ?? (Math.round(megapixelSeconds * 0.01 * 10_000) / 10_000).toFixed(4);
-  const job = upscales.create(behaviour, { width, height, seconds: info.durationSeconds, costUsd });
-  sendJson(context, 200, { id: job.id });
+  const job = await submitSimJob(context, upscales, behaviour, { width, height, seconds: info.durationSeconds, costUsd });
+  if (job) sendJson(context, 200, { id: job.id });
 }
 
 function result(context: SimContext, job: SimJob<UpscaleDetails>): { status: number; body: Record<string, unknown> } {
@@ -64,7 +64,7 @@ function result(context: SimContext, job: SimJob<UpscaleDetails>): { status: num
 
 /** GET /v2beta/results/{id} */
 export function handleUpscaleResult(context: SimContext, id: string): void {
-  const job = upscales.get(id);
+  const job = upscales.poll(id);
   if (!job) throw new SimError(404, `no upscale with id ${id}`, 'id');
   const answer = result(context, job);
   sendJson(context, answer.status, answer.body);

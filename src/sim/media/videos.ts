@@ -11,7 +11,7 @@ import { isRecord } from '../guards.js';
 import { applyFaults, readForm, rawBodyOf, requiredString, sendBytes } from './common.js';
 import { mp4Video } from './mp4.js';
 import { formFields } from './multipart.js';
-import { parseJobBehaviour, SimJobs, stripJobMagic, type SimJob } from './sim-jobs.js';
+import { parseJobBehaviour, SimJobs, stripJobMagic, submitSimJob, type SimJob } from './sim-jobs.js';
 
 interface VideoDetails {
   readonly model: string;
@@ -22,7 +22,7 @@ interface VideoDetails {
   readonly hasReference: boolean;
 }
 
-const videos = new SimJobs<VideoDetails>('video_sim', randomBytes(3).toString('hex'));
+const videos = new SimJobs<VideoDetails>('videos', 'video_sim', randomBytes(3).toString('hex'));
 
 /** The request as fields, from JSON or multipart. */
 function videoFields(context: SimContext): { fields: Record<string, unknown>; hasReference: boolean } {
@@ -54,7 +54,7 @@ export async function handleCreateVideo(context: SimContext): Promise<void> {
   if (!match || Number(match[1]) < 16 || Number(match[2]) < 16 || Number(match[1]) > 3840 || Number(match[2]) > 3840) throw invalid(`Invalid value for 'size': ${JSON.stringify(size)}.`, 'size');
   if (!(await applyFaults(context, prompt))) return;
   const model = typeof fields.model === 'string' ? fields.model : 'sora-2';
-  const job = videos.create(parseJobBehaviour(prompt), {
+  const job = await submitSimJob(context, videos, parseJobBehaviour(prompt), {
     model,
     prompt: stripJobMagic(stripMagic(prompt)),
     seconds: Number(secondsText),
@@ -62,7 +62,7 @@ export async function handleCreateVideo(context: SimContext): Promise<void> {
     height: Number(match[2]),
     hasReference,
   });
-  sendJson(context, 200, videoObject(job));
+  if (job) sendJson(context, 200, videoObject(job));
 }
 
 function videoObject(job: SimJob<VideoDetails>): Record<string, unknown> {
@@ -95,7 +95,9 @@ function findVideo(id: string): SimJob<VideoDetails> {
 
 /** GET /v1/videos/{id} */
 export function handleRetrieveVideo(context: SimContext, id: string): void {
-  sendJson(context, 200, videoObject(findVideo(id)));
+  const job = findVideo(id);
+  videos.poll(id);
+  sendJson(context, 200, videoObject(job));
 }
 
 /** GET /v1/videos/{id}/content */
