@@ -209,6 +209,9 @@ export class JobStore {
 
   /** Stores progress and when to look again, and gives up the lease. False when the lease was lost. */
   async reschedule(job: Job, owner: string, patch: { status?: JobStatus; progress?: number; upstreamStatus?: string | null; upstreamId?: string; provider?: string; upstreamModel?: string; nextRunAt: number; polled?: boolean }): Promise<boolean> {
+    // PostgreSQL refuses a fraction for the bigint column and SQLite would store it as a REAL:
+    // refused here on both, so a caller's bug shows in every test run, not only on PostgreSQL.
+    if (!Number.isSafeInteger(patch.nextRunAt)) throw new TypeError(`job ${job.id}: next_run_at must be whole milliseconds, got ${patch.nextRunAt}`);
     const now = this.now();
     const updated = await this.db('jobs')
       .where({ id: job.id, lease_owner: owner })

@@ -39,9 +39,14 @@ export interface RunnerServices {
 
 export const operationOfKind: Record<JobKind, JobOperationName> = { video: 'video', video_upscale: 'videoUpscale', music: 'music' };
 
-/** Polls and failed submits back off: 0.25 s, 0.4 s, 0.64 s … up to 10 s between looks. */
+/**
+ * Polls and failed submits back off: 0.25 s, 0.4 s, 0.64 s … up to 10 s between looks. Whole
+ * milliseconds: 250·1.6ⁿ is fractional from n = 2 (640.0000000000001), and PostgreSQL refuses a
+ * fraction for the bigint `next_run_at` (22P02) — every poll after the third failed to store
+ * and the job was looked at again only when its lease ran out.
+ */
 export function backoffMs(attempt: number): number {
-  return Math.min(250 * 1.6 ** attempt, 10_000);
+  return Math.round(Math.min(250 * 1.6 ** attempt, 10_000));
 }
 
 /** One poll or submit may not take longer than this, whatever the provider's own timeout. */
@@ -129,8 +134,15 @@ export class JobRunner {
       if (job.upstreamId === null) await this.submit(job, model);
       else await this.poll(job);
     } catch (error) {
-      logger.error({ err: error, jobId: job.id }, 'job step failed; retrying later');
-      await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true }).catch(() => undefined);
+      const retryInMs = backoffMs(job.polls);
+      logger.error({ err: error, jobId: job.id, retryInMs }, 'job step failed; retrying later');
+      try {
+        await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + retryInMs, polled: true });
+      } catch (rescheduleError) {
+        // Not swallowed: a job whose retry cannot be stored is looked at again only when its
+        // lease runs out, and whoever reads the log must see that it is stuck, and why.
+        logger.error({ err: rescheduleError, jobId: job.id, leaseMs: this.services.config.jobs.leaseMs }, 'job retry could not be stored; the job waits until its lease runs out');
+      }
     }
   }
 

@@ -70,12 +70,14 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
+  // Whole milliseconds, rounded up: the wait becomes a stored time (a job's next_run_at, a
+  // bigint) and "retry-after-ms: 12.5" or "retry-after: 0.25" must not turn it fractional.
   const milliseconds = Number(first('retry-after-ms'));
-  if (Number.isFinite(milliseconds) && milliseconds > 0) return milliseconds;
+  if (Number.isFinite(milliseconds) && milliseconds > 0) return Math.ceil(milliseconds);
   const value = first('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  if (Number.isFinite(seconds)) return seconds > 0 ? Math.ceil(seconds * 1000) : undefined;
   const date = Date.parse(value);
   return Number.isFinite(date) && date > Date.now() ? date - Date.now() : undefined;
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { parse } from 'yaml';
 import type { RateLimiter } from '../../src/auth/rate-limiter.js';
 import { installRoot, loadConfig } from '../../src/config/load.js';
@@ -29,7 +29,14 @@ let clients = 0;
 export async function startGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  options: { env?: Record<string, string>; routes?: readonly RouteDefinition[]; raw?: unknown; rateLimiter?: RateLimiter; /** Run a job runner in the gateway, as `serve` does. */ jobRunner?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    routes?: readonly RouteDefinition[];
+    raw?: unknown;
+    rateLimiter?: RateLimiter;
+    /** Run a job runner in the gateway, as `serve` does. */ jobRunner?: boolean;
+    /** Default: silent. A test that asserts on the log passes its own (see capturedLogger). */ logger?: Logger;
+  } = {},
 ): Promise<TestGateway> {
   const env: NodeJS.ProcessEnv = {
     GATEWAY_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-data-')),
@@ -40,7 +47,7 @@ export async function startGateway(
   // The shipped example (or the given config), with a small pool: many gateways run at once in tests.
   const raw = (options.raw ?? parse(readFileSync(exampleConfigPath, 'utf8'))) as Record<string, any>;
   const config = loadConfig({ raw: { ...raw, database: { ...raw.database, pool_max: 3 } }, env });
-  const services = await openServerServices(config, { logger: pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
+  const services = await openServerServices(config, { logger: options.logger ?? pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
   const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes, jobRunner: options.jobRunner });
   t.teardown(() => server.stop());
   return {
@@ -54,4 +61,11 @@ export async function startGateway(
       return { accountId: account.id, key, keyId: apiKey.id };
     },
   };
+}
+
+/** A logger at `level` whose lines are kept, parsed, in `lines` (pino's numeric levels: 50 = error). */
+export function capturedLogger(level = 'info'): { logger: Logger; lines: Record<string, any>[] } {
+  const lines: Record<string, any>[] = [];
+  const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }
