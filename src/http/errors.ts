@@ -15,6 +15,8 @@ export interface ApiErrorOptions {
   detail?: ValidationDetail[];
   /** Sets `x-should-retry` so SDKs retry (or not) honestly. */
   shouldRetry?: boolean;
+  /** The message on /v1/messages* where Anthropic words it differently and clients parse it (context length). */
+  anthropicMessage?: string;
 }
 
 export class ApiError extends Error {
@@ -68,7 +70,7 @@ export function encodeError(error: ApiError, dialect: ErrorDialect, requestId: s
     dialect === 'anthropic'
       ? {
           type: 'error',
-          error: { type: anthropicTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message },
+          error: { type: anthropicTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: options.anthropicMessage ?? message },
           request_id: requestId,
         }
       : {

@@ -12,8 +12,15 @@ export function countTextTokens(text: string): number {
 const imageTokens = 1_600; // a large image in high detail, in OpenAI's and Anthropic's accounting
 const perMessageTokens = 4;
 
+/** What the estimates are made from; measuring walks the whole request, so the chat path does it once. */
+export interface InputSize {
+  readonly characters: number;
+  readonly images: number;
+  readonly messages: number;
+}
+
 /** Characters of everything the request sends upstream (text, tool calls and definitions). */
-function requestCharacters(request: ChatRequest): { characters: number; images: number; messages: number } {
+export function measureInput(request: ChatRequest): InputSize {
   let characters = 0;
   let images = 0;
   for (const part of request.system) characters += part.text.length;
@@ -47,13 +54,18 @@ function requestCharacters(request: ChatRequest): { characters: number; images: 
 }
 
 /** A high estimate of the input tokens, for the hold. */
-export function estimateInputTokensHigh(request: ChatRequest): number {
-  const { characters, images, messages } = requestCharacters(request);
+export function highInputTokens({ characters, images, messages }: InputSize): number {
   return Math.ceil(characters / 3) + images * imageTokens + messages * perMessageTokens + 16;
 }
 
-/** A plain estimate of the input tokens (count_tokens, billing without upstream usage). */
-export function estimateInputTokens(request: ChatRequest): number {
-  const { characters, images, messages } = requestCharacters(request);
+/**
+ * A plain estimate of the input tokens (count_tokens, billing without upstream usage, the
+ * context-window check — a high estimate there would refuse requests the model accepts).
+ */
+export function plainInputTokens({ characters, images, messages }: InputSize): number {
   return Math.ceil(characters / 4) + images * 85 + messages * 3;
+}
+
+export function estimateInputTokens(request: ChatRequest): number {
+  return plainInputTokens(measureInput(request));
 }

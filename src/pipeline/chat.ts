@@ -13,11 +13,12 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
 import { emptyUsage, type ChatRequest, type ModelCapabilities, type StreamPart } from '../model/chat.js';
-import { estimateInputTokensHigh } from '../model/token-estimate.js';
+import { highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import { openEventStream } from '../providers/http-transport.js';
 import { UpstreamError, type UpstreamTarget } from '../providers/types.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
+import { fitContextWindow } from './context-window.js';
 import { meter } from './meter.js';
 import { allRoutesCoolingDown, chooseRoutes, routeKey } from './routing.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
@@ -89,15 +90,22 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
 /**
  * The output budget and the hold, in one round trip on the common path: the worst case is
  * held directly. Only when the balance does not cover it: a client max_tokens is a 402 naming
- * the affordable value; without one, the model's cap is clamped to what the balance covers
- * (never below minimumOutputTokens) and held again.
+ * the affordable value; without one, the budget (the model's cap, or the room its context window
+ * leaves) is clamped to what the balance covers (never below minimumOutputTokens) and held again.
  */
-async function holdWorstCase(services: ServerServices, request: ChatRequest, model: CatalogModel, capabilities: ModelCapabilities, apiKey: ApiKey, details: { requestId: string; description: string }) {
+async function holdWorstCase(
+  services: ServerServices,
+  request: ChatRequest,
+  model: CatalogModel,
+  input: { inputTokens: number; outputBudget: number },
+  apiKey: ApiKey,
+  details: { requestId: string; description: string },
+) {
   const prices = tokenPrices(model.config.pricing);
-  const inputTokens = estimateInputTokensHigh(request);
+  const { inputTokens } = input;
   // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts).
   const options = { ttlMs: services.config.holds.ttlMs, model: model.id, keyId: apiKey.id, instanceId: services.holdOwner.id, ...details };
-  let maxOutputTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens;
+  let maxOutputTokens = input.outputBudget;
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
   if (worst === 0n) {
     // A free model: nothing to hold or charge, so the key is checked on its own.
@@ -124,7 +132,16 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   const request = dialect.decodeRequest(input.body);
   const { model, capabilities } = resolveChatModel(services, dialect, request, apiKey);
   const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
-  const { prices, maxOutputTokens, hold } = await holdWorstCase(services, request, model, capabilities, apiKey, {
+  // One walk over the request gives both estimates: the plain one must fit the context window
+  // (refused before any hold), the high one sizes the hold.
+  const inputSize = measureInput(request);
+  const outputBudget = fitContextWindow(
+    model.config.capabilities.context_window,
+    plainInputTokens(inputSize),
+    { requested: request.maxOutputTokens, cap: capabilities.maxOutputTokens },
+    String(dialect.locations.messages.at(-1)),
+  );
+  const { prices, maxOutputTokens, hold } = await holdWorstCase(services, request, model, { inputTokens: highInputTokens(inputSize), outputBudget }, apiKey, {
     requestId,
     description: `${dialect.name} ${model.id}`,
   });

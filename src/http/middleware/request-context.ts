@@ -6,6 +6,7 @@ import { InsufficientBalanceError, KeyNotLiveError } from '../../billing/errors.
 import { IdempotencyConflictError } from '../../jobs/job-store.js';
 import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
+import { ContextWindowExceededError } from '../../pipeline/context-window.js';
 import type { ServerServices } from '../../services.js';
 import { RequestValidationError } from '../../validation/zod-details.js';
 import { newRequestId } from '../../util/ids.js';
@@ -22,6 +23,7 @@ export function toApiError(error: unknown): ApiError | undefined {
     });
   }
   if (error instanceof KeyNotLiveError) return invalidKey();
+  if (error instanceof ContextWindowExceededError) return contextLengthExceeded(error);
   if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
   if (error instanceof IdempotencyConflictError) return new ApiError(409, error.message, { code: 'idempotency_key_reused', param: 'idempotency_key' });
   const status = (error as { status?: number; expose?: boolean }).status;
@@ -32,6 +34,27 @@ export function toApiError(error: unknown): ApiError | undefined {
     return new ApiError(status, message, { code: status === 413 ? 'request_too_large' : 'invalid_request' });
   }
   return undefined;
+}
+
+/** Worded as OpenAI and Anthropic word it: clients (and agents that compact history) parse these messages. */
+function contextLengthExceeded(error: ContextWindowExceededError): ApiError {
+  const { contextWindow, inputTokens, requestedOutputTokens, inputField } = error;
+  if (requestedOutputTokens === undefined) {
+    return new ApiError(
+      400,
+      `This model's maximum context length is ${contextWindow} tokens. However, your ${inputField} resulted in ${inputTokens} tokens. Please reduce the length of the ${inputField}.`,
+      { code: 'context_length_exceeded', param: inputField, anthropicMessage: `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum` },
+    );
+  }
+  return new ApiError(
+    400,
+    `This model's maximum context length is ${contextWindow} tokens. However, you requested ${inputTokens + requestedOutputTokens} tokens (${inputTokens} in the ${inputField}, ${requestedOutputTokens} in the completion). Please reduce the length of the ${inputField} or completion.`,
+    {
+      code: 'context_length_exceeded',
+      param: inputField,
+      anthropicMessage: `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${requestedOutputTokens} > ${contextWindow}, decrease input length or \`max_tokens\` and try again`,
+    },
+  );
 }
 
 export function requestContext(services: ServerServices) {
