@@ -8,8 +8,8 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
-import { koaBody } from 'koa-body';
 import type { ServerServices } from '../services.js';
+import { jsonBody as readJsonBody } from './json-body.js';
 import { authenticate } from './middleware/authenticate.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -27,7 +27,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   const auth = authenticate(services);
   const cachedAuth = authenticate(services, { cached: true });
   const limiter = rateLimit(services);
-  const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: services.config.server.jsonLimitBytes, jsonStrict: true });
+  const jsonBody = readJsonBody(services.config.server.jsonLimitBytes);
   /** Exact path → method → the route's composed chain. */
   const staticRoutes = new Map<string, Map<string, { path: string; chain: Middleware }>>();
   for (const route of routes) {

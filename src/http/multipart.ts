@@ -1,6 +1,10 @@
-// Multipart uploads (image references, audio to transcribe), read with busboy while they
-// stream: files are kept in memory up to their cap and never touch the disk; past the cap the
-// rest of the upload is drained and discarded (memory stays flat) and the request is a 413.
+// Multipart uploads (image references, audio to transcribe, videos), read with busboy while
+// they stream: files are kept in memory up to their cap and never touch the disk; past the cap
+// the rest of the upload is drained and discarded (memory stays flat) and the request is a 413.
+// Whatever the body does — ends mid-part, has no boundary, is compressed, or the client hangs
+// up half-way — the request ends with an ApiError and nothing of it is kept: every stream busboy
+// hands out has an 'error' listener, since an unhandled one would end the whole process.
+import { finished } from 'node:stream';
 import busboy from 'busboy';
 import type { InputFile } from '../model/media.js';
 import { ApiError } from './errors.js';
@@ -17,12 +21,33 @@ export interface MultipartLimits {
   readonly maxFiles: number;
 }
 
+const maxFields = 100;
+const maxFieldBytes = 1024 * 1024;
+
 const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+const malformed = (problem: string) => new ApiError(400, `Malformed multipart body: ${problem}`, { code: 'malformed_multipart' });
 
 export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<MultipartForm> {
   if (!ctx.is('multipart/form-data')) {
     return Promise.reject(new ApiError(415, 'Send this request as multipart/form-data.', { code: 'unsupported_media_type' }));
   }
+  // No SDK compresses uploads; decompressing one would only add a way to inflate the caps.
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') {
+    return Promise.reject(
+      new ApiError(415, `Multipart uploads must not be compressed (Content-Encoding: ${encoding.slice(0, 40)}); send the form uncompressed.`, { code: 'unsupported_content_encoding' }),
+    );
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: ctx.req.headers, limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: maxFields, fieldSize: maxFieldBytes } });
+  } catch (error) {
+    // busboy throws from its constructor for a content-type it cannot split (no boundary).
+    const message = (error as Error).message;
+    return Promise.reject(malformed(/boundary/i.test(message) ? 'the Content-Type has no boundary parameter.' : message));
+  }
+  const request = ctx.req;
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     const files: { field: string; file: InputFile }[] = [];
@@ -30,19 +55,24 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
     const fail = (error: ApiError) => {
       if (failure) return;
       failure = error;
-      // Stop parsing, discard the rest of the upload without keeping it, then answer.
-      ctx.req.unpipe(parser);
-      ctx.req.resume();
-      ctx.req.once('end', () => reject(error));
-      ctx.req.once('error', () => reject(error));
+      // Stop feeding the parser and drop what was kept; discard the rest of the upload without
+      // keeping it, then answer (at once when the body has already ended or the client has gone).
+      // The parser is left to the garbage collector, not destroyed: this may run inside one of its
+      // callbacks, and busboy does not survive being destroyed there.
+      files.length = 0;
+      request.unpipe(parser);
+      request.resume();
+      finished(request, () => reject(error));
       ctx.set('connection', 'close');
     };
-    const parser = busboy({ headers: ctx.req.headers, limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 100, fieldSize: 1024 * 1024 } });
-    parser.on('field', (name, value) => {
-      fields[name] = value;
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(new ApiError(413, `The field "${name.slice(0, 100)}" is longer than ${megabytes(maxFieldBytes)}.`, { code: 'field_too_large', param: name.slice(0, 100) }));
+      else fields[name] = value;
     });
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
+      // A body that ends inside this file destroys the stream with busboy's error.
+      stream.on('error', (error: Error) => fail(malformed(error.message)));
       stream.on('data', (chunk: Buffer) => {
         if (!failure) chunks.push(chunk);
       });
@@ -50,18 +80,20 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
         chunks.length = 0;
         fail(new ApiError(413, `The file "${info.filename}" is larger than ${megabytes(limits.maxFileBytes)}.`, { code: 'file_too_large', param: field }));
       });
-      stream.on('close', () => {
-        if (failure) return;
-        files.push({ field, file: { data: Buffer.concat(chunks), mediaType: info.mimeType, filename: info.filename ?? field } });
+      stream.on('end', () => {
+        if (!failure) files.push({ field, file: { data: Buffer.concat(chunks), mediaType: info.mimeType, filename: info.filename ?? field } });
       });
     });
     parser.on('filesLimit', () => fail(new ApiError(413, `At most ${limits.maxFiles} files can be uploaded at once.`, { code: 'too_many_files' })));
-    parser.on('error', (error: Error) => {
-      if (!failure) reject(new ApiError(400, `Malformed multipart body: ${error.message}`, { code: 'invalid_request' }));
-    });
+    parser.on('fieldsLimit', () => fail(new ApiError(413, `At most ${maxFields} form fields can be sent at once.`, { code: 'too_many_fields' })));
+    parser.on('error', (error: Error) => fail(malformed(error.message)));
     parser.on('close', () => {
       if (!failure) resolve({ fields, files });
     });
-    ctx.req.pipe(parser);
+    // The client hanging up before the body ended: the pipe does not tell busboy, this does.
+    finished(request, (error) => {
+      if (error) fail(new ApiError(400, 'The client closed the connection before the upload ended.', { code: 'upload_interrupted' }));
+    });
+    request.pipe(parser);
   });
 }

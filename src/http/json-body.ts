@@ -1,0 +1,27 @@
+// Reading a JSON request body (koa-body over co-body): up to `server.json_limit` bytes after
+// decompression, in UTF-8, strict JSON. Its refusals
+// carry their own status (400 malformed or aborted, 413 too large, 415 unknown encoding) —
+// except a body whose Content-Encoding does not decode: zlib's error has no status and would be
+// a 500, so it is named here as the client's 400.
+import type { Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { ApiError } from './errors.js';
+
+export function jsonBody(limitBytes: number): Middleware {
+  return koaBody({
+    json: true,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    jsonLimit: limitBytes,
+    jsonStrict: true,
+    onError(error, ctx) {
+      const status = (error as { status?: unknown }).status;
+      const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase().slice(0, 40);
+      if (typeof status !== 'number' && encoding !== 'identity') {
+        throw new ApiError(400, `The request body is not valid ${encoding} (Content-Encoding: ${encoding}): ${error.message}`, { code: 'invalid_content_encoding' });
+      }
+      throw error;
+    },
+  });
+}
