@@ -2,6 +2,7 @@
 // the error middleware encodes it in the caller's dialect: OpenAI's {"error": {…}} or, on
 // /v1/messages*, Anthropic's {"type": "error", "error": {…}, "request_id"}.
 
+import { echoedInput, maxDetailEntries } from '../validation/echoed-input.js';
 import type { ValidationDetail } from '../validation/zod-details.js';
 
 export type { ValidationDetail };
@@ -100,7 +101,12 @@ export const forbiddenScope = (scope: string) =>
 
 export const notFound = (message: string, code = 'not_found', param: string | null = null) => new ApiError(404, message, { code, param });
 
-export function validationFailed(detail: ValidationDetail[]): ApiError {
+export function validationFailed(details: ValidationDetail[]): ApiError {
+  // Bounded whatever the request: at most maxDetailEntries entries, each echoing a bounded input.
+  const detail = details.slice(0, maxDetailEntries).map((entry) => {
+    const loc = entry.loc.map((part) => (typeof part === 'string' && part.length > 200 ? `${part.slice(0, 200)}…` : part)); // a key may be any length
+    return 'input' in entry ? { ...entry, loc, input: echoedInput(entry.input) } : { ...entry, loc };
+  });
   const first = detail[0]!;
   const where = first.loc.join('.');
   const param = first.loc.length > 1 ? first.loc.slice(1).join('.') : null;

@@ -2,6 +2,7 @@
 // when it reports one: the input estimate sizes the hold (so it leans high: 3 characters per
 // token, a generous allowance per image), the text count bills a stream that ended without
 // usage (flagged as estimated) and answers /v1/messages/count_tokens.
+import { jsonTextLength } from '../util/json-depth.js';
 import type { ChatRequest } from './chat.js';
 
 /** Approximate tokens of a text: 4 UTF-16 characters per token, rounded up. */
@@ -24,7 +25,7 @@ export function measureInput(request: ChatRequest): InputSize {
   let characters = 0;
   let images = 0;
   for (const part of request.system) characters += part.text.length;
-  for (const tool of request.tools) characters += tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.parameters).length;
+  for (const tool of request.tools) characters += tool.name.length + (tool.description?.length ?? 0) + jsonTextLength(tool.parameters);
   for (const message of request.messages) {
     for (const part of message.content) {
       switch (part.type) {

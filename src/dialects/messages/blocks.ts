@@ -1,5 +1,6 @@
 // Internal usage and citations in Anthropic's vocabulary, shared by the response body and the stream.
 import type { Citation, Usage } from '../../model/chat.js';
+import { parseBoundedJson } from '../../util/json-depth.js';
 
 /** `input_tokens` excludes cache reads and writes; Anthropic reports those beside it. */
 export function encodeMessagesUsage(usage: Usage) {
@@ -20,12 +21,8 @@ export function encodeCitation(citation: Citation) {
   return { type: 'web_search_result_location' as const, url: citation.url, title: citation.title ?? null, cited_text: citation.citedText ?? '', encrypted_index: '' };
 }
 
-/** tool_use.input is an object; arguments that are not a JSON object become {}. */
+/** tool_use.input is an object; arguments that are not a JSON object (or nest too deep to encode) become {}. */
 export function toolInput(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  const parsed = parseBoundedJson(args);
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }

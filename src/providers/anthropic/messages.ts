@@ -10,6 +10,7 @@
 //   - an image's OpenAI `detail` has no Anthropic equivalent.
 import type { AssistantContentPart, ChatMessage, ImagePart, TextPart, UserContentPart } from '../../model/chat.js';
 import { mediaTypeOf, parseDataUrl } from '../shared/images.js';
+import { parseBoundedJson } from '../../util/json-depth.js';
 import { isObject, type JsonObject } from '../shared/json.js';
 
 export interface CacheControl {
@@ -114,11 +115,8 @@ function assistantBlocks(parts: readonly AssistantContentPart[]): AssistantBlock
   });
 }
 
+/** Arguments that are not a JSON object (or nest too deep to be sent on: JSON.stringify recurses) become {}. */
 function toolInput(text: string): JsonObject {
-  try {
-    const input: unknown = JSON.parse(text);
-    return isObject(input) ? input : {};
-  } catch {
-    return {};
-  }
+  const input = parseBoundedJson(text);
+  return isObject(input) ? input : {};
 }
