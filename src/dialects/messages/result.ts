@@ -17,7 +17,9 @@ export function encodeMessagesResult(result: ChatResult, request: ChatRequest) {
       switch (part.type) {
         case 'text': {
           const citations = result.citations.filter((c) => c.contentIndex === position).map(encodeCitation);
-          return { type: 'text' as const, text: part.text, citations: citations.length > 0 ? citations : null };
+          // No `citations` key when there are none: Anthropic's own bodies omit it, and clients
+          // that validate the body reject `null` (issue 14 item 2).
+          return citations.length > 0 ? { type: 'text' as const, text: part.text, citations } : { type: 'text' as const, text: part.text };
         }
         case 'reasoning':
           return { type: 'thinking' as const, thinking: part.text, signature: part.signature ?? '' };
