@@ -2,33 +2,19 @@
 // GATEWAY_TEST_PG_URL is set (scripts/run-tests.mjs sets it when a server answers on
 // 127.0.0.1:5432; .ci/run requires it). Each test gets a fresh, migrated database, and the
 // run is counted per backend so the suite can print how many ran where.
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import knexFactory, { type Knex } from 'knex';
-import { connectDatabase } from '../../src/db/connect.js';
-import type { Config } from '../../src/config/load.js';
+import type { Knex } from 'knex';
+import { type Backend, createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
 
-export type Backend = 'sqlite' | 'postgres';
-
-export const pgUrl = process.env.GATEWAY_TEST_PG_URL;
-export const redisUrl = process.env.GATEWAY_TEST_REDIS_URL;
+export { type Backend, createTestDatabase, pgUrl, redisUrl, type TestDatabase } from './test-database.js';
 
 export const backends: Backend[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 
 export function countRun(backend: string): void {
   const dir = process.env.GATEWAY_TEST_REPORT_DIR;
   if (dir) appendFileSync(path.join(dir, `${process.pid}.txt`), `${backend}\n`);
-}
-
-export interface TestDatabase {
-  readonly backend: Backend;
-  readonly url: string;
-  readonly database: Config['database'];
-  readonly db: Knex;
-  drop(): Promise<void>;
 }
 
 /**
@@ -46,39 +32,6 @@ async function acquirePgSlot(): Promise<() => void> {
     const next = waitingPgTests.shift();
     if (next) next();
     else runningPgTests--;
-  };
-}
-
-/** A fresh, migrated database of the given backend. */
-export async function createTestDatabase(backend: Backend, options: { poolMax?: number } = {}): Promise<TestDatabase> {
-  if (backend === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'gw-test-'));
-    const filename = path.join(dir, 'gateway.db');
-    const database: Config['database'] = { client: 'sqlite', url: `sqlite:${filename}`, filename, poolMax: 1 };
-    const db = connectDatabase(database);
-    await db.migrate.latest();
-    return { backend, url: database.url, database, db, drop: () => db.destroy() };
-  }
-  const name = `gw_test_${randomBytes(6).toString('hex')}`;
-  const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(pgUrl!);
-  url.pathname = `/${name}`;
-  const database: Config['database'] = { client: 'postgres', url: url.toString(), poolMax: options.poolMax ?? 3 };
-  const db = connectDatabase(database);
-  await db.migrate.latest();
-  return {
-    backend,
-    url: url.toString(),
-    database,
-    db,
-    async drop() {
-      await db.destroy();
-      const cleanup = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
-      await cleanup.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.destroy();
-    },
   };
 }
 

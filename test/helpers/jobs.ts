@@ -1,22 +1,12 @@
 // Helpers of the async job tests: a gateway whose runner ticks fast, polling a job to its end,
 // and the money checks every job test ends with.
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionContext } from 'ava';
-import { parse } from 'yaml';
 import { assertLedgerInvariants, type TestDatabase } from './backends.js';
-import { exampleConfigPath, startGateway, type TestGateway } from './gateway.js';
+import { startGateway, type TestGateway } from './gateway.js';
+import { fastJobsConfig } from './job-config.js';
 
-/** The example config with a runner that looks every 50 ms and short leases; `patch` overrides sections. */
-export function fastJobsConfig(patch: Record<string, unknown> = {}): Record<string, any> {
-  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
-  return {
-    ...raw,
-    jobs: { tick: '50ms', lease: '5s', deadline: '2m', concurrency: 16 },
-    webhooks: { allow_loopback: true, allow_private: false, retry_delays: ['100ms', '200ms', '400ms'], timeout: '2s' },
-    ...patch,
-  };
-}
+export { fastJobsConfig } from './job-config.js';
 
 export async function startJobGateway(t: ExecutionContext, database: TestDatabase, patch: Record<string, unknown> = {}): Promise<TestGateway> {
   return startGateway(t, database, { raw: fastJobsConfig(patch), jobRunner: true });

@@ -10,9 +10,9 @@ import { stringify } from 'yaml';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { ApiKeys } from '../../src/auth/api-keys.js';
 import { Ledger } from '../../src/billing/ledger.js';
-import type { TestDatabase } from './backends.js';
+import type { TestDatabase } from './test-database.js';
 import { gatewayBin } from './cli.js';
-import { fastJobsConfig } from './jobs.js';
+import { fastJobsConfig } from './job-config.js';
 
 export interface RunningProcess {
   readonly url: string;
