@@ -1,0 +1,185 @@
+// What must hold after every round, once the processes are up again. Things that settle on
+// their own (a killed process's holds released by a live one's sweep, jobs finishing, usage
+// records written in batches) are polled until they hold or the settle window ends — never a
+// fixed sleep then an assertion. Each loss is counted once, by the id of what was lost, however
+// many rounds still see it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster, UnexpectedExit } from './cluster.js';
+import type { HostileOutcome } from './hostile-inputs.js';
+
+export const lossKinds = [
+  'holds leaked',
+  'charges missing usage records',
+  'jobs double-charged',
+  'jobs with wrong money',
+  'jobs unfinished',
+  'jobs duplicated by a replay',
+  'ledger mismatches',
+  'processes killed by input',
+  'processes unhealthy',
+  'hostile inputs mishandled',
+] as const;
+export type LossKind = (typeof lossKinds)[number];
+
+export type Findings = Map<LossKind, string[]>;
+
+const terminalJobStatuses = ['completed', 'failed', 'cancelled'];
+const chatModels = ['sim/chat', 'sim/reasoning'];
+
+export interface RoundEvidence {
+  readonly round: number;
+  readonly hostileOutcomes: readonly HostileOutcome[];
+  readonly replayMismatches: readonly string[];
+  readonly exits: readonly UnexpectedExit[];
+}
+
+/** The line of a dead process's output that says why (an error's message), else its last line. */
+function lastError(output: string): string {
+  const lines = output.trim().split('\n');
+  const error = lines.reverse().find((line) => /error/i.test(line) && !/^\s+at /.test(line));
+  return (error ?? lines[0] ?? '').trim().slice(0, 300);
+}
+
+export class Checker {
+  private readonly counted = new Map<LossKind, Set<string>>(lossKinds.map((kind) => [kind, new Set<string>()]));
+
+  constructor(
+    private readonly cluster: Cluster,
+    /** How long things that settle on their own may take after the round. */
+    private readonly settleMs: number,
+  ) {}
+
+  /** Totals over the run so far, by kind. */
+  totals(): Record<LossKind, number> {
+    return Object.fromEntries(lossKinds.map((kind) => [kind, this.counted.get(kind)!.size])) as Record<LossKind, number>;
+  }
+
+  /** Runs the checks of one round; returns what it found that no earlier round had. */
+  async check(evidence: RoundEvidence): Promise<Findings> {
+    const findings: Findings = new Map();
+    const add = (kind: LossKind, id: string, detail: string) => {
+      const seen = this.counted.get(kind)!;
+      if (seen.has(id)) return;
+      seen.add(id);
+      findings.set(kind, [...(findings.get(kind) ?? []), detail]);
+    };
+
+    for (const exit of evidence.exits) {
+      add('processes killed by input', `${exit.role}:${exit.pid}`, `${exit.role} pid ${exit.pid} exited (code ${exit.code}, signal ${exit.signal}): ${lastError(exit.outputTail)}`);
+    }
+    for (const outcome of evidence.hostileOutcomes) if (!outcome.ok) add('hostile inputs mishandled', `${evidence.round}:${outcome.name}`, `${outcome.name}: ${outcome.detail}`);
+    for (const mismatch of evidence.replayMismatches) add('jobs duplicated by a replay', mismatch, mismatch);
+
+    const settled = await this.waitForSettling();
+    for (const job of settled.unfinishedJobs) add('jobs unfinished', job.id, `${job.id} still ${job.status} ${this.settleMs / 1000} s after the round`);
+    for (const hold of settled.strayHolds) add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s`);
+    for (const charge of settled.chargesWithoutUsage) add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record`);
+
+    for (const problem of await this.jobMoneyProblems()) add(problem.kind, problem.id, problem.detail);
+    for (const problem of await this.ledgerProblems()) add('ledger mismatches', problem.id, problem.detail);
+    for (const problem of await this.healthProblems()) add('processes unhealthy', `${evidence.round}:${problem}`, problem);
+    return findings;
+  }
+
+  private async waitForSettling() {
+    const until = Date.now() + this.settleMs;
+    for (;;) {
+      const snapshot = await this.unsettled();
+      const quiet = snapshot.unfinishedJobs.length === 0 && snapshot.strayHolds.length === 0 && snapshot.chargesWithoutUsage.length === 0;
+      if (quiet || Date.now() > until) return snapshot;
+      await sleep(250);
+    }
+  }
+
+  /** What may still be settling: jobs not ended, holds of no running job, chat charges without usage. */
+  private async unsettled() {
+    const { db } = this.cluster.database;
+    const unfinishedJobs: { id: string; status: string; hold_id: string | null }[] = await db('jobs').whereNotIn('status', terminalJobStatuses).select('id', 'status', 'hold_id');
+    const runningHolds = unfinishedJobs.map((job) => job.hold_id).filter((id): id is string => id !== null);
+    const strayHolds: { id: string; model: string | null; request_id: string | null; created_at: string | number }[] = await db('holds')
+      .where({ status: 'active' })
+      .whereNotIn('id', runningHolds)
+      .select('id', 'model', 'request_id', 'created_at');
+    const chargesWithoutUsage: { id: string | number; request_id: string; model: string }[] = await db('ledger_transactions as charge')
+      .where('charge.kind', 'charge')
+      .whereIn('charge.model', chatModels)
+      .whereNotExists(db('usage_records as usage').whereRaw('usage.request_id = charge.request_id').select(db.raw('1')))
+      .select('charge.id', 'charge.request_id', 'charge.model');
+    return { unfinishedJobs, strayHolds, chargesWithoutUsage };
+  }
+
+  /** Completed: its hold settled by exactly one charge of the job's price. Failed or cancelled: released, nothing charged. */
+  private async jobMoneyProblems(): Promise<{ kind: LossKind; id: string; detail: string }[]> {
+    const { db } = this.cluster.database;
+    const jobs: { id: string; status: string; hold_id: string | null; charged_units: string | number; hold_status: string | null }[] = await db('jobs as job')
+      .leftJoin('holds as hold', 'hold.id', 'job.hold_id')
+      .whereIn('job.status', terminalJobStatuses)
+      .select('job.id', 'job.status', 'job.hold_id', 'job.charged_units', 'hold.status as hold_status');
+    const charges: { hold_id: string; count: string | number; total: string | number }[] = await db('ledger_transactions')
+      .where({ kind: 'charge' })
+      .whereNotNull('hold_id')
+      .groupBy('hold_id')
+      .select('hold_id', db.raw('count(*) as count'), db.raw('sum(amount_units) as total'));
+    const byHold = new Map(charges.map((row) => [row.hold_id, { count: Number(row.count), total: -BigInt(row.total) }]));
+    const problems: { kind: LossKind; id: string; detail: string }[] = [];
+    for (const job of jobs) {
+      const charge = job.hold_id ? byHold.get(job.hold_id) : undefined;
+      const count = charge?.count ?? 0;
+      if (count > 1) {
+        problems.push({ kind: 'jobs double-charged', id: job.id, detail: `${job.id} (${job.status}) charged ${count} times` });
+        continue;
+      }
+      const wrong =
+        job.status === 'completed'
+          ? count !== 1 || job.hold_status !== 'settled' || charge!.total !== BigInt(job.charged_units)
+          : count !== 0 || (job.hold_id !== null && job.hold_status !== 'released');
+      if (wrong) problems.push({ kind: 'jobs with wrong money', id: job.id, detail: `${job.id} ${job.status}: hold ${job.hold_status}, ${count} charge(s)${charge ? ` of ${charge.total}` : ''}, job says ${job.charged_units}` });
+    }
+    return problems;
+  }
+
+  /** balance == sum(ledger), held == sum(active holds), 0 <= held <= balance, per account. */
+  private async ledgerProblems(): Promise<{ id: string; detail: string }[]> {
+    const { db } = this.cluster.database;
+    const problems: { id: string; detail: string }[] = [];
+    const accounts: { id: string; name: string; balance_units: string | number; held_units: string | number }[] = await db('accounts').select('id', 'name', 'balance_units', 'held_units');
+    for (const account of accounts) {
+      const ledger = await db('ledger_transactions').where({ account_id: account.id }).sum({ total: 'amount_units' }).first();
+      const held = await db('holds').where({ account_id: account.id, status: 'active' }).sum({ total: 'amount_units' }).first();
+      const balance = BigInt(account.balance_units);
+      const heldUnits = BigInt(account.held_units);
+      const ledgerSum = BigInt(ledger?.total ?? 0);
+      const activeHolds = BigInt(held?.total ?? 0);
+      if (balance !== ledgerSum) problems.push({ id: `${account.id}:balance`, detail: `${account.name}: balance ${balance} but the ledger sums to ${ledgerSum}` });
+      if (heldUnits !== activeHolds) problems.push({ id: `${account.id}:held`, detail: `${account.name}: held ${heldUnits} but its active holds sum to ${activeHolds}` });
+      if (balance < 0n || heldUnits > balance) problems.push({ id: `${account.id}:negative`, detail: `${account.name}: balance ${balance}, held ${heldUnits}` });
+    }
+    return problems;
+  }
+
+  /** Each serve process answers /healthz and, with everything restored, /readyz (polled: readiness may take a moment after a cut). */
+  private async healthProblems(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const role of ['victim', 'steady'] as const) {
+      const url = this.cluster.process(role).url;
+      for (const path of ['/healthz', '/readyz']) {
+        const until = Date.now() + this.settleMs;
+        let last = '';
+        for (;;) {
+          const status = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) }).then(
+            async (response) => (await response.arrayBuffer(), response.status),
+            (error: Error) => error.message,
+          );
+          if (status === 200) break;
+          last = String(status);
+          if (Date.now() > until) {
+            problems.push(`${role} ${path}: ${last}`);
+            break;
+          }
+          await sleep(250);
+        }
+      }
+    }
+    return problems;
+  }
+}
