@@ -41,12 +41,24 @@ function ifRangeHolds(ifRange: string | undefined, content: Content): boolean {
   return Number.isFinite(date) && Math.floor(content.lastModifiedMs / 1000) * 1000 <= date;
 }
 
+/**
+ * `inline` with the name twice (RFC 6266): `filename` for old clients, in printable ASCII
+ * without `"`, `\` or `%` (some clients percent-decode it), anything else as `_`; and the exact
+ * name as `filename*=UTF-8''…`, percent-encoded down to RFC 5987's attr-chars.
+ */
+export function contentDisposition(name: string): string {
+  const filename = (name as string & { toWellFormed(): string }).toWellFormed(); // encodeURIComponent throws on a lone surrogate
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/gu, '_');
+  const exact = encodeURIComponent(filename).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${fallback}"; filename*=UTF-8''${exact}`;
+}
+
 export function sendContent(ctx: Context, content: Content): void {
   const size = content.data.byteLength;
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', content.etag);
   ctx.set('Last-Modified', new Date(content.lastModifiedMs).toUTCString());
-  if (content.filename) ctx.set('Content-Disposition', `inline; filename="${content.filename.replace(/[^\w.-]/g, '_')}"`);
+  if (content.filename) ctx.set('Content-Disposition', contentDisposition(content.filename));
   const range = ifRangeHolds(ctx.get('if-range') || undefined, content) ? parseRange(ctx.get('range') || undefined, size) : undefined;
   if (range === 'unsatisfiable') {
     ctx.status = 416;

@@ -105,7 +105,8 @@ export class Files {
       account_id: accountId,
       purpose,
       media_type: mediaType,
-      filename: options.filename?.slice(0, 255) ?? null,
+      // 255 characters (code points: what varchar(255) counts), never half of a surrogate pair.
+      filename: options.filename === undefined ? null : Array.from(options.filename).slice(0, 255).join(''),
       bytes: data.byteLength,
       sha256,
       storage_key: storageKey,
