@@ -11,6 +11,7 @@ export const lossKinds = [
   'holds leaked',
   'charges missing usage records',
   'jobs double-charged',
+  'jobs submitted upstream twice',
   'jobs with wrong money',
   'jobs unfinished',
   'jobs duplicated by a replay',
@@ -76,6 +77,9 @@ export class Checker {
     for (const charge of settled.chargesWithoutUsage) add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record`);
 
     for (const problem of await this.jobMoneyProblems()) add(problem.kind, problem.id, problem.detail);
+    const upstreamExtra = await this.upstreamDuplicates();
+    // Counted by number: which of the upstream jobs is the extra one cannot be told apart.
+    for (let extra = 0; extra < upstreamExtra.extra; extra++) add('jobs submitted upstream twice', `extra-${extra}`, upstreamExtra.detail);
     for (const problem of await this.ledgerProblems()) add('ledger mismatches', problem.id, problem.detail);
     for (const problem of await this.healthProblems()) add('processes unhealthy', `${evidence.round}:${problem}`, problem);
     return findings;
@@ -136,6 +140,20 @@ export class Checker {
       if (wrong) problems.push({ kind: 'jobs with wrong money', id: job.id, detail: `${job.id} ${job.status}: hold ${job.hold_status}, ${count} charge(s)${charge ? ` of ${charge.total}` : ''}, job says ${job.charged_units}` });
     }
     return problems;
+  }
+
+  /**
+   * Paid upstream once: the simulator counts the jobs it created (what a vendor bills); each
+   * gateway job that reached it recorded one upstream id. More upstream jobs than that is a
+   * job sent twice (a crash mid-submit, a submit outliving its lease).
+   */
+  private async upstreamDuplicates(): Promise<{ extra: number; detail: string }> {
+    const response = await fetch(`${this.cluster.simulator.url}/__sim/stats`, { signal: AbortSignal.timeout(5000) });
+    const stats = (await response.json()) as { jobs: Record<string, { created: number }> };
+    const created = Object.values(stats.jobs).reduce((sum, counts) => sum + counts.created, 0);
+    const row = await this.cluster.database.db('jobs').whereNotNull('upstream_id').countDistinct({ n: 'upstream_id' }).first();
+    const recorded = Number(row?.n ?? 0);
+    return { extra: Math.max(0, created - recorded), detail: `the upstream created ${created} jobs for ${recorded} gateway jobs that reached it` };
   }
 
   /** balance == sum(ledger), held == sum(active holds), 0 <= held <= balance, per account. */

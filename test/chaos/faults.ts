@@ -72,9 +72,10 @@ export async function injectFault(kind: FaultKind, context: FaultContext): Promi
     }
     case 'kill-worker': {
       const worker = cluster.process('worker');
+      // A job the worker holds the lease of: being submitted or polled.
       await waitFor(async () => {
-        const running = await cluster.database.db('jobs').where({ status: 'in_progress' }).first('id').catch(() => undefined);
-        return running !== undefined;
+        const claimed = await cluster.database.db('jobs').whereNotNull('lease_owner').whereNotIn('status', ['completed', 'failed', 'cancelled']).first('id').catch(() => undefined);
+        return claimed !== undefined;
       }, 3000);
       await sleep(random.int(0, 300));
       await worker.kill();

@@ -123,7 +123,10 @@ export class Load {
     const number = this.counter++;
     const seconds = (0.5 + this.random.int(0, 4) * 0.5).toFixed(1);
     const failing = this.random.chance(0.1) ? ' [[sim:job-fail]]' : '';
-    const prompt = `chaos ${this.tag} job ${number} [[sim:job-seconds=${seconds}]]${failing}`;
+    // A slow submit (the upstream job exists before its answer): a worker killed meanwhile must
+    // find that job again, not submit a second one.
+    const slowSubmit = this.random.chance(0.3) ? ` [[sim:submit-delay=${this.random.int(200, 1500)}]]` : '';
+    const prompt = `chaos ${this.tag} job ${number} [[sim:job-seconds=${seconds}]]${failing}${slowSubmit}`;
     const idempotencyKey = `chaos-${this.tag}-${number}`;
     const isVideo = this.random.chance(0.6);
     const request: ChaosRequest = isVideo

@@ -46,8 +46,13 @@ export function roundLines(input: { index: number; rounds: number; seed: number;
     `round ${input.index + 1}/${input.rounds} seed ${input.seed} [${input.faults.join(', ')}] ${load.sent} requests (2xx ${load.answered2xx}, 4xx ${load.answered4xx}, 5xx ${load.answered5xx}, cut ${load.cut}), ${load.jobsCreated} jobs, ${input.hostile} hostile, ${input.seconds.toFixed(1)} s: ${lost === 0 ? 'lost 0' : `LOST ${lost}`}`,
   ];
   for (const [kind, details] of input.findings) {
-    for (const detail of details.slice(0, 5)) lines.push(`  ✘ ${kind}: ${detail}`);
-    if (details.length > 5) lines.push(`  ✘ ${kind}: … ${details.length - 5} more`);
+    // Losses counted by number share one detail: print it once, with the count.
+    const distinct = [...new Set(details)];
+    for (const detail of distinct.slice(0, 5)) {
+      const times = details.filter((candidate) => candidate === detail).length;
+      lines.push(`  ✘ ${kind}: ${detail}${times > 1 ? ` (×${times})` : ''}`);
+    }
+    if (distinct.length > 5) lines.push(`  ✘ ${kind}: … ${distinct.length - 5} more`);
   }
   return lines;
 }
