@@ -2,6 +2,7 @@
 // errors so that a typo ("per_1m_input_token") stops the program instead of silently
 // pricing a model at nothing.
 import { z } from 'zod';
+import { acceptedReasoningEfforts, normalizeReasoningEffort } from '../model/reasoning.js';
 
 /** A non-negative decimal string in RUB (or USD for currency rates): "13.50", "0.000135". */
 export const decimalString = z
@@ -33,7 +34,6 @@ export type ProviderKind = (typeof providerKinds)[number];
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 const providerSchema = z.strictObject({
   kind: z.enum(providerKinds),
@@ -69,7 +69,8 @@ export type Pricing = z.infer<typeof pricingSchema>;
 
 export const capabilitiesSchema = z.strictObject({
   // text / search
-  reasoning_efforts: z.array(z.enum(reasoningEfforts)).optional(),
+  // The spec's names; `none`/`xhigh` are read as `off`/`max` (the catalog shows the spec's names).
+  reasoning_efforts: z.array(z.enum(acceptedReasoningEfforts).transform(normalizeReasoningEffort)).optional(),
   can_disable_reasoning: z.boolean().optional(),
   vision: z.boolean().optional(),
   tools: z.boolean().optional(),

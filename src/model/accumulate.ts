@@ -80,6 +80,13 @@ export class ResultAccumulator {
     return text;
   }
 
+  /** The reasoning text produced so far (to count reasoning tokens an upstream does not report). */
+  reasoningText(): string {
+    let text = '';
+    for (const block of this.blocks.values()) if (block.kind === 'reasoning') text += block.text;
+    return text;
+  }
+
   result(options: { created: number; usage?: Usage; usageEstimated?: boolean }): ChatResult {
     const ordered = [...this.blocks.entries()].sort(([a], [b]) => a - b);
     const positions = new Map(ordered.map(([index], position) => [index, position]));

@@ -7,7 +7,8 @@
 // fragments), reasoning with signatures (and redacted reasoning), images in, cache usage,
 // finish reasons (the provider's raw value is kept next to the normalized one).
 
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+/** The spec's effort names, weakest first; 'off' disables reasoning (model/reasoning.ts reads the aliases). */
+export type ReasoningEffort = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'max';
 
 // ---------------------------------------------------------------- request
 
@@ -100,8 +101,14 @@ export interface ChatRequest {
   readonly temperature?: number;
   readonly topP?: number;
   readonly stop: readonly string[];
-  /** Requested reasoning effort; 'none' disables reasoning. Undefined: the model's default. */
+  /** Requested reasoning effort; 'off' disables reasoning. Undefined: the model's default. */
   readonly reasoningEffort?: ReasoningEffort;
+  /**
+   * True when the effort came from a field that is only a hint (Anthropic `output_config.effort`,
+   * sent by coding agents on every request): it is applied where the model can use it and never
+   * refuses a request.
+   */
+  readonly reasoningEffortIsHint?: boolean;
   /** An end-user id for abuse tracking, passed on where the upstream takes one. */
   readonly user?: string;
   /** Whether the CLIENT asked for a stream (upstreams are always streamed). */

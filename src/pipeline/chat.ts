@@ -12,8 +12,9 @@ import { InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js'
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
-import { emptyUsage, type ChatRequest, type ModelCapabilities, type StreamPart } from '../model/chat.js';
-import { highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
+import { emptyUsage, type ChatRequest, type ModelCapabilities, type ReasoningEffort, type StreamPart } from '../model/chat.js';
+import { closestReasoningEffort } from '../model/reasoning.js';
+import { countTextTokens, highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import { openEventStream } from '../providers/http-transport.js';
 import { UpstreamError, type UpstreamTarget } from '../providers/types.js';
 import type { ServerServices } from '../services.js';
@@ -53,24 +54,61 @@ export function capabilitiesOf(model: CatalogModel): ModelCapabilities {
   };
 }
 
-/** Resolves the model of a decoded request and checks it can serve this request for this key. */
-export function resolveChatModel(services: ServerServices, dialect: Dialect, request: ChatRequest, apiKey: ApiKey): { model: CatalogModel; capabilities: ModelCapabilities } {
-  const model = services.catalog.resolve(request.model);
+/**
+ * Resolves the model of a decoded request and checks it can serve this request for this key.
+ * The request comes back with a hinted effort fitted to the model.
+ */
+export function resolveChatModel(
+  services: ServerServices,
+  dialect: Dialect,
+  decoded: ChatRequest,
+  apiKey: ApiKey,
+): { model: CatalogModel; capabilities: ModelCapabilities; request: ChatRequest } {
+  const model = services.catalog.resolve(decoded.model);
   if (model.type !== 'text' && model.type !== 'search') {
-    throw invalid(['body', 'model'], `"${request.model}" is a ${model.type} model, not a chat model`, request.model);
+    throw invalid(['body', 'model'], `"${decoded.model}" is a ${model.type} model, not a chat model`, decoded.model);
   }
   if (model.type === 'search') assertScope(apiKey, 'search');
   const capabilities = capabilitiesOf(model);
+  const request = fitEffortHint(decoded, capabilities);
   checkCapabilities(dialect, request, capabilities, model.id);
-  return { model, capabilities };
+  return { model, capabilities, request };
+}
+
+/**
+ * Anthropic (and many compatible servers) count thinking inside output tokens without saying
+ * how much: the reasoning share is then counted from the reasoning text that came, so clients
+ * see it in `reasoning_tokens` (never more than the output itself).
+ */
+function withCountedReasoning(part: Extract<StreamPart, { type: 'usage' }>, accumulator: ResultAccumulator): Extract<StreamPart, { type: 'usage' }> {
+  const reasoning = accumulator.reasoningText();
+  if (reasoning === '') return part;
+  return { type: 'usage', usage: { ...part.usage, reasoningTokens: Math.min(countTextTokens(reasoning), part.usage.outputTokens) } };
+}
+
+/** The efforts a model accepts: its list, and 'off' where reasoning can be switched off. */
+function allowedEfforts(capabilities: ModelCapabilities): ReasoningEffort[] {
+  const allowed = [...capabilities.reasoningEfforts];
+  if (capabilities.canDisableReasoning && !allowed.includes('off')) allowed.push('off');
+  return allowed;
+}
+
+/**
+ * An effort that is only a hint (Anthropic `output_config.effort`) never refuses a request:
+ * the closest level the model has is used, and a model that does not reason ignores it.
+ */
+function fitEffortHint(request: ChatRequest, capabilities: ModelCapabilities): ChatRequest {
+  if (!request.reasoningEffortIsHint || request.reasoningEffort === undefined) return request;
+  const { reasoningEffort: _hint, reasoningEffortIsHint: _isHint, ...rest } = request;
+  const effort = closestReasoningEffort(request.reasoningEffort, allowedEfforts(capabilities));
+  return effort === undefined ? rest : { ...rest, reasoningEffort: effort };
 }
 
 function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities: ModelCapabilities, modelId: string): void {
   const { locations } = dialect;
   const effort = request.reasoningEffort;
   if (effort !== undefined) {
-    const allowed: string[] = [...capabilities.reasoningEfforts];
-    if (capabilities.canDisableReasoning && !allowed.includes('none')) allowed.push('none');
+    const allowed = allowedEfforts(capabilities);
     if (!allowed.includes(effort)) {
       const choices = allowed.length > 0 ? `one of ${allowed.map((e) => `'${e}'`).join(', ')}` : 'not set: this model does not reason';
       throw invalid([...locations.reasoningEffort], `reasoning effort '${effort}' is not supported by ${modelId}; use ${choices}`, effort);
@@ -129,8 +167,7 @@ async function holdWorstCase(
 export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {
   const { dialect, apiKey, requestId, sink } = input;
   const started = performance.now();
-  const request = dialect.decodeRequest(input.body);
-  const { model, capabilities } = resolveChatModel(services, dialect, request, apiKey);
+  const { model, capabilities, request } = resolveChatModel(services, dialect, dialect.decodeRequest(input.body), apiKey);
   const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
   // One walk over the request gives both estimates: the plain one must fit the context window
   // (refused before any hold), the high one sizes the hold.
@@ -174,6 +211,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
       if (part.type === 'usage' && trackedCachedTokens > 0 && part.usage.cachedInputTokens === 0) {
         part = { type: 'usage', usage: { ...part.usage, cachedInputTokens: Math.min(trackedCachedTokens, part.usage.inputTokens) } };
       }
+      if (part.type === 'usage' && part.usage.reasoningTokens === 0) part = withCountedReasoning(part, accumulator);
       accumulator.push(part);
       const isOutput = part.type !== 'start' && part.type !== 'usage';
       if (isOutput && !producedOutput && part.type !== 'finish') {

@@ -16,7 +16,8 @@ export function meter(request: ChatRequest, accumulator: ResultAccumulator, outc
   if (outcome.failed && !outcome.producedOutput) return { usage: undefined, estimated: false };
   if (!reported) {
     const counted = countTextTokens(accumulator.producedText());
-    return { usage: { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: counted, reasoningTokens: 0 }, estimated: true };
+    const reasoningTokens = Math.min(countTextTokens(accumulator.reasoningText()), counted);
+    return { usage: { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: counted, reasoningTokens }, estimated: true };
   }
   if (outcome.failed) {
     // Anthropic reports output_tokens ≈ 1 in message_start: a stream cut after it must not be

@@ -22,3 +22,28 @@ testOnBackends('messages: text blocks without citations carry no `citations` key
   const cited = await client.messages.create({ model: 'anthropic/search', max_tokens: 64, messages: [{ role: 'user', content: 'Why is the sky blue?' }] });
   t.true(cited.content.some((block) => block.type === 'text' && Array.isArray(block.citations) && block.citations.length > 0));
 });
+
+testOnBackends('messages: output_config.effort is a hint, accepted on every model; a refused thinking names body.thinking', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const client = anthropicClient(gateway.url, key);
+  for (const kind of upstreamKinds) {
+    // A model that does not reason: the hint is dropped, the request served.
+    const plain = await client.messages.create({ model: `${kind}/chat`, max_tokens: 64, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'hello' }] });
+    t.is(plain.stop_reason, 'end_turn', `${kind}/chat`);
+    t.false(plain.content.some((block) => block.type === 'thinking'), `${kind}/chat thinks not`);
+    // A model that reasons: `max` (not in its list) is served at its closest level, `high`.
+    const strong = await client.messages.create({ model: `${kind}/reasoning`, max_tokens: 20_000, output_config: { effort: 'max' }, messages: [{ role: 'user', content: 'hello' }] });
+    t.is(strong.stop_reason, 'end_turn', `${kind}/reasoning`);
+  }
+  // What the client asked for explicitly is still checked, and the error names the field it came from.
+  const refused = await fetch(`${gateway.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'sim/chat', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  t.is(refused.status, 422);
+  const body = (await refused.json()) as { detail: { loc: string[] }[]; error: { message: string } };
+  t.deepEqual(body.detail[0]!.loc, ['body', 'thinking']);
+  t.regex(body.error.message, /does not reason/);
+});

@@ -14,6 +14,7 @@ import type {
   ToolChoice,
   UserContentPart,
 } from '../../model/chat.js';
+import { normalizeReasoningEffort } from '../../model/reasoning.js';
 import { RequestValidationError, invalid, validate } from '../../validation/zod-details.js';
 import { isDataUrl, parseDataUrl } from '../shared/data-url.js';
 import { withoutUndefined } from '../shared/objects.js';
@@ -67,8 +68,7 @@ export function decodeChatCompletionsRequest(body: unknown): ChatRequest {
 }
 
 function decodeEffort(effort: ChatCompletionsBody['reasoning_effort']): ReasoningEffort | undefined {
-  if (effort == null) return undefined;
-  return effort === 'max' ? 'xhigh' : effort;
+  return effort == null ? undefined : normalizeReasoningEffort(effort);
 }
 
 function decodeToolChoice(choice: ChatCompletionsBody['tool_choice']): ToolChoice | undefined {

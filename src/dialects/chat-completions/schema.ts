@@ -3,6 +3,7 @@
 // clients send None), which decodes like an absent field. Parts of the body that are
 // accepted by the schema but not by the gateway (audio and file parts, structured output)
 // are refused by the decoder with a precise location.
+import { acceptedReasoningEfforts } from '../../model/reasoning.js';
 import { z } from 'zod';
 import { byJsonType } from '../shared/json-type-union.js';
 import { taggedUnion } from '../shared/tagged-union.js';
@@ -73,8 +74,6 @@ const toolChoice = byJsonType(
 
 const positiveInt = z.number().int().positive();
 
-/** `max` is in the openai-node 6.49/7.x types; it is read as the top effort, xhigh. */
-export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 export const chatCompletionsRequestSchema = z.object({
   model: z.string().min(1),
@@ -87,7 +86,8 @@ export const chatCompletionsRequestSchema = z.object({
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   stop: byJsonType({ string: z.string(), array: z.array(z.string()).max(4) }, 'a string or a list of strings').nullish(),
-  reasoning_effort: z.enum(reasoningEfforts).nullish(),
+  // The spec's names, and OpenAI's `none`/`xhigh` as aliases of `off`/`max`.
+  reasoning_effort: z.enum(acceptedReasoningEfforts).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   stream: z.boolean().nullish(),

@@ -1,9 +1,9 @@
 // Decodes an Anthropic Messages request body into the internal ChatRequest.
 //   system (string or text blocks) and role "system" entries of `messages` → ChatRequest.system;
 //   user/assistant turns keep their blocks in order (tool_use.input → JSON text arguments);
-//   thinking: enabled → the effort whose budget covers budget_tokens, disabled → 'none',
+//   thinking: enabled → the effort whose budget covers budget_tokens, disabled → 'off',
 //     adaptive → the model's default; output_config.effort, when given, names the effort directly
-//     (max → xhigh); a disabled thinking wins over it.
+//     (`max` stays `max`) as a hint the pipeline fits to the model; a disabled thinking wins over it.
 import type {
   AssistantContentPart,
   ChatMessage,
@@ -14,7 +14,7 @@ import type {
   ToolChoice,
   UserContentPart,
 } from '../../model/chat.js';
-import { effortForBudget } from '../../model/reasoning.js';
+import { effortForBudget, normalizeReasoningEffort } from '../../model/reasoning.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { withoutUndefined } from '../shared/objects.js';
 import { countTokensRequestSchema, messagesRequestSchema, type MessagesBody, type MessagesContentBlock } from './schema.js';
@@ -68,6 +68,7 @@ function decodeBody(input: MessagesBody): ChatRequest {
     topP: input.top_p ?? undefined,
     stop: input.stop_sequences ?? [],
     reasoningEffort: decodeEffort(input),
+    reasoningEffortIsHint: input.thinking?.type !== 'disabled' && input.output_config?.effort != null ? true : undefined,
     user: input.metadata?.user_id ?? undefined,
     stream: input.stream ?? false,
     includeUsage: false,
@@ -75,9 +76,9 @@ function decodeBody(input: MessagesBody): ChatRequest {
 }
 
 function decodeEffort(input: MessagesBody): ReasoningEffort | undefined {
-  if (input.thinking?.type === 'disabled') return 'none';
+  if (input.thinking?.type === 'disabled') return 'off';
   const effort = input.output_config?.effort;
-  if (effort != null) return effort === 'max' ? 'xhigh' : effort;
+  if (effort != null) return normalizeReasoningEffort(effort);
   if (input.thinking?.type === 'enabled') return effortForBudget(input.thinking.budget_tokens);
   return undefined;
 }

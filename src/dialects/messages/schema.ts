@@ -3,6 +3,7 @@
 // breakpoints itself), `citations` on text blocks sent back, `top_k`, `service_tier`.
 // Blocks the gateway cannot carry yet (document, search_result, file images, server tools)
 // pass the schema and are refused by the decoder with their location.
+import { acceptedReasoningEfforts } from '../../model/reasoning.js';
 import { z } from 'zod';
 import { byJsonType } from '../shared/json-type-union.js';
 import { taggedUnion } from '../shared/tagged-union.js';
@@ -78,7 +79,8 @@ const thinking = taggedUnion('type', [
 ]);
 
 const outputConfig = z.object({
-  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullish(),
+  // A hint (coding agents send it on every request): every spec name and alias is accepted.
+  effort: z.enum(acceptedReasoningEfforts).nullish(),
   format: z.object({ type: z.string() }).loose().nullish(),
 });
 

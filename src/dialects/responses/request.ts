@@ -8,6 +8,7 @@
 // consecutive items of one side make one turn. system/developer messages join
 // `instructions` in ChatRequest.system, in order.
 import { z } from 'zod';
+import { acceptedReasoningEfforts, normalizeReasoningEffort } from '../../model/reasoning.js';
 import type {
   AssistantContentPart,
   ChatMessage,
@@ -23,8 +24,6 @@ import { redactedPrefix } from './items.js';
 
 type Loc = (string | number)[];
 
-const efforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
-
 const bodySchema = z.object({
   model: z.string().min(1),
   input: z.unknown().optional(),
@@ -35,7 +34,8 @@ const bodySchema = z.object({
   max_output_tokens: z.int().min(1).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  reasoning: z.object({ effort: z.enum(efforts).nullish() }).nullish(),
+  // The spec's names, and OpenAI's `none`/`xhigh` as aliases of `off`/`max`.
+  reasoning: z.object({ effort: z.enum(acceptedReasoningEfforts).nullish() }).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   stream: z.boolean().nullish(),
@@ -340,7 +340,7 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
     ...(body.temperature != null ? { temperature: body.temperature } : {}),
     ...(body.top_p != null ? { topP: body.top_p } : {}),
     stop: [],
-    ...(body.reasoning?.effort != null ? { reasoningEffort: body.reasoning.effort } : {}),
+    ...(body.reasoning?.effort != null ? { reasoningEffort: normalizeReasoningEffort(body.reasoning.effort) } : {}),
     ...(user !== undefined ? { user } : {}),
     stream: body.stream ?? false,
     includeUsage: true,

@@ -79,13 +79,13 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallelToolCalls: boolean
 
 /**
  * An effort on a model that reasons → a thinking budget from the shared table, kept below
- * max_tokens (omitted when no budget of at least 1024 fits); 'none' → thinking disabled.
+ * max_tokens (omitted when no budget of at least 1024 fits); 'off' → thinking disabled.
  * Without an effort the model's default applies (Anthropic's: no thinking).
  */
 function thinkingFor(request: ChatRequest, target: UpstreamTarget, messages: readonly AnthropicMessage[]): Thinking | undefined {
   const effort = request.reasoningEffort;
   if (effort === undefined || target.capabilities.reasoningEfforts.length === 0) return undefined;
-  if (effort === 'none') return { type: 'disabled' };
+  if (effort === 'off') return { type: 'disabled' };
   const forcesTool = request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool';
   if (forcesTool || continuesUnthoughtToolTurn(messages)) return undefined;
   const budget = budgetForEffort(effort, target.maxOutputTokens);

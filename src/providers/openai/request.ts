@@ -54,11 +54,12 @@ function toolChoiceOf(choice: ToolChoice): string | { type: 'function'; function
 }
 
 /**
- * Only models that list efforts take `reasoning_effort` (others reject the field). 'none'
+ * Only models that list efforts take `reasoning_effort` (others reject the field). 'off'
  * goes up only when the model lists it; otherwise "no reasoning" is the model's own default.
+ * OpenAI names the ends of the scale `none` and `xhigh`.
  */
-function reasoningEffortFor(effort: ReasoningEffort | undefined, capabilities: ModelCapabilities): ReasoningEffort | undefined {
+function reasoningEffortFor(effort: ReasoningEffort | undefined, capabilities: ModelCapabilities): string | undefined {
   if (effort === undefined || capabilities.reasoningEfforts.length === 0) return undefined;
-  if (effort === 'none' && !capabilities.reasoningEfforts.includes('none')) return undefined;
-  return effort;
+  if (effort === 'off') return capabilities.reasoningEfforts.includes('off') ? 'none' : undefined;
+  return effort === 'max' ? 'xhigh' : effort;
 }
