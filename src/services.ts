@@ -7,6 +7,7 @@ import { ApiKeys } from './auth/api-keys.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
+import { PendingSettles } from './billing/pending-settles.js';
 import { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/load.js';
 import { SqliteCheckpointer } from './db/checkpointer.js';
@@ -52,7 +53,14 @@ export interface ServerServices extends Services {
   readonly jobs: JobStore;
   /** This process as the owner of its requests' holds (registered and beating while it serves). */
   readonly holdOwner: HoldOwner;
+  /** Settles and releases of finished requests, retried in the background while the database is unreachable. */
+  readonly settles: PendingSettles;
 }
+
+/** Settles kept for retry during a database outage at most (beyond: see pending-settles.ts). */
+const pendingSettlesCap = 10_000;
+/** How long a graceful stop keeps retrying unwritten settles and records when the database is down. */
+export const stopFlushDeadlineMs = 10_000;
 
 /** `backgroundCheckpoints`: a long-lived process checkpoints SQLite's WAL on a connection of its own, off the request path. */
 export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean } = {}): Services {
@@ -119,14 +127,26 @@ export async function openServerServices(
   const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix');
-  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger);
+  const metrics = new Metrics({ processMetrics: options.processMetrics });
+  const recordOptions = (table: string) => ({
+    intervalMs: 250,
+    batchSize: 500,
+    maxQueued: 20_000,
+    onDropped: (count: number) => metrics.recordsDropped.inc({ table }, count),
+  });
+  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, recordOptions('request_log'));
   const generations = new Generations(base.db);
   const jobs = openJobStore(base, generations);
-  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger);
+  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, recordOptions('usage_records'));
+  const settles = new PendingSettles(base.ledger, base.logger, {
+    cap: pendingSettlesCap,
+    onSize: (size) => metrics.pendingSettles.set(size),
+    onDropped: (count) => metrics.settlesDropped.inc(count),
+  });
   return {
     ...base,
     rateLimiter,
-    metrics: new Metrics({ processMetrics: options.processMetrics }),
+    metrics,
     requestLog,
     usageRecords,
     upstreams,
@@ -136,9 +156,10 @@ export async function openServerServices(
     generations,
     jobs,
     holdOwner: new HoldOwner(base.db, base.ledger, base.logger, { heartbeatMs: config.holds.heartbeatMs, goneAfterMs: config.holds.ownerGoneAfterMs }),
+    settles,
     async close() {
-      await requestLog.flush();
-      await usageRecords.flush();
+      await settles.close(stopFlushDeadlineMs);
+      await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs)]);
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
       await simulator?.close();
       await prefixStore.disconnect().catch(() => undefined);

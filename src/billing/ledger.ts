@@ -156,6 +156,12 @@ export class Ledger {
     return rows.length > 0;
   }
 
+  /** The hold's status (active | settled | released), or null when there is no such hold. */
+  async holdStatus(holdId: string): Promise<string | null> {
+    const row: { status: string } | undefined = await this.db('holds').select('status').where({ id: holdId }).first();
+    return row?.status ?? null;
+  }
+
   /** Runs one of the hold statements, inside the caller's transaction when given; the rows it returned. */
   private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
     return within ? runWithin(within, statement, bindings) : this.statements.run(statement, bindings);

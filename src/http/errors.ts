@@ -99,6 +99,20 @@ export const forbiddenScope = (scope: string) =>
     param: null,
   });
 
+/** Seconds a client is asked to wait while the database is unreachable. */
+export const databaseRetryAfterSeconds = 2;
+
+/**
+ * The database cannot be reached (src/db/errors.ts): a 503 the client may retry after a short
+ * wait — recovery needs no restart, the next request after the database is back succeeds.
+ */
+export const databaseUnavailable = () =>
+  new ApiError(503, 'The database is unreachable at the moment; retry in a few seconds.', {
+    code: 'database_unavailable',
+    headers: { 'retry-after': String(databaseRetryAfterSeconds) },
+    shouldRetry: true,
+  });
+
 export const notFound = (message: string, code = 'not_found', param: string | null = null) => new ApiError(404, message, { code, param });
 
 export function validationFailed(details: ValidationDetail[]): ApiError {

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServerServices } from '../services.js';
+import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { createApp } from './app.js';
 import type { RouteDefinition } from './route-table.js';
@@ -60,6 +60,7 @@ export async function startServer(
         server.closeIdleConnections();
         await closed;
         // Every request has ended: its hold is closed (the row goes) unless a settle could not land.
+        await services.settles.close(stopFlushDeadlineMs);
         await services.holdOwner.stop({ forget: true });
         await services.close();
       })();

@@ -1,15 +1,17 @@
 // Append-only records written in batches off the request path (the request log, usage
 // records): entries are queued and inserted together every flush interval (or when a batch
-// fills). The queue is bounded: if the database is down, the oldest entries are dropped (and
-// counted) instead of memory growing without limit.
+// fills).
 //
-// A batch is ONE prepared statement with the rows as one JSON parameter (SQLite's json_each,
-// PostgreSQL's json_populate_recordset over the table's own row type), run as a hot statement
-// (src/db/hot-statements.ts): it commits with the holds and settles of the moment instead of
-// in a transaction of its own, and no SQL is built per batch (knex's batchInsert built a
-// statement of rows × columns placeholders every time: ~9% of the bytes allocated per chat
-// request).
+// A batch that fails is not lost: it goes back to the head of the queue and is retried with
+// backoff (250 ms doubling to 5 s) — for as long as the database is unreachable
+// (src/db/errors.ts), or a few times for any other error (a batch the database refuses for
+// what it is would otherwise block the queue forever). The queue is bounded (`maxQueued`,
+// 20,000 rows per table by default: a few MB, minutes of traffic at the usual rates): beyond
+// it the oldest rows are dropped, counted (gateway_records_dropped_total{table} in /metrics)
+// and logged. A graceful stop retries what is left until its deadline; what still cannot be
+// written then is counted as dropped.
 import type { Knex } from 'knex';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import type { Logger } from './logger.js';
 
@@ -37,50 +39,150 @@ export interface RequestLogEntry {
   created_at: number;
 }
 
+export interface BatchedInserterOptions<Row> {
+  intervalMs: number;
+  batchSize: number;
+  /** Rows kept queued at most (the backlog while the database is down); beyond it the oldest are dropped. */
+  maxQueued: number;
+  /** First retry delay; doubles per failure up to retryMaxMs. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Attempts of a batch that fails for another reason than an unreachable database. */
+  maxAttempts?: number;
+  /** Told how many rows were finally dropped (metrics). */
+  onDropped?: (count: number) => void;
+  /** The insert itself (tests: a fake database). */
+  write?: (rows: Row[]) => Promise<void>;
+  /** Timers and clock (tests: a fake clock). */
+  timers?: { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void; now(): number };
+}
+
+const realTimers = {
+  setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
+  now: () => Date.now(),
+};
+
 export class BatchedInserter<Row extends object> {
   private queue: Row[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly insert: HotStatement;
+  private readonly write: (rows: Row[]) => Promise<void>;
+  private readonly timers: NonNullable<BatchedInserterOptions<Row>['timers']>;
+  /** Consecutive failed attempts (0: the last write landed). */
+  private failures = 0;
+  /** Attempts of the batch at the head of the queue that failed for another reason than an outage. */
+  private headAttempts = 0;
+  /** Rows finally dropped since the start (the queue overflowed, a batch was refused, the stop's deadline passed). */
   dropped = 0;
 
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly table: string,
     columns: readonly (keyof Row & string)[],
     private readonly logger: Logger,
-    private readonly options: { intervalMs: number; batchSize: number; maxQueued: number } = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
+    private readonly options: BatchedInserterOptions<Row> = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
   ) {
-    this.insert = insertRowsStatement(table, columns);
+    const insert = insertRowsStatement(table, columns);
+    this.write = options.write ?? (async (rows) => void (await hotStatements(db).run(insert, { rows: JSON.stringify(rows) })));
+    this.timers = options.timers ?? realTimers;
+  }
+
+  /** Rows waiting to be written. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   record(entry: Row): void {
-    if (this.queue.length >= this.options.maxQueued) {
-      this.queue.shift();
-      this.dropped++;
-    }
     this.queue.push(entry);
+    this.trim();
+    if (this.failures > 0) return; // a retry is scheduled: it takes the new rows with it
     if (this.queue.length >= this.options.batchSize) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.options.intervalMs).unref();
+    else this.timer ??= this.timers.setTimeout(() => void this.flush(), this.options.intervalMs);
   }
 
-  /** Writes everything queued so far; resolves when it is in the database. */
+  /**
+   * Writes everything queued so far. Resolves when it is in the database, or when an attempt
+   * failed and a retry is scheduled (the rows stay queued).
+   */
   flush(): Promise<void> {
-    clearTimeout(this.timer);
+    this.timers.clearTimeout(this.timer);
     this.timer = undefined;
-    this.flushing = this.flushing.then(async () => {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.options.batchSize);
-        try {
-          await hotStatements(this.db).run(this.insert, { rows: JSON.stringify(batch) });
-        } catch (error) {
-          this.dropped += batch.length;
-          this.logger.error({ err: error, table: this.table, lost: batch.length }, 'batched insert failed');
-          return;
-        }
-      }
-    });
+    this.flushing = this.flushing.then(() => this.writeQueued());
     return this.flushing;
+  }
+
+  /**
+   * For a graceful stop: keeps writing (with the retry backoff) until the queue is empty or
+   * `deadlineMs` has passed; what is left then is dropped and counted. Returns how many.
+   */
+  async close(deadlineMs: number): Promise<number> {
+    const until = this.timers.now() + deadlineMs;
+    await this.flush();
+    while (this.queue.length > 0 && this.timers.now() < until) {
+      // This loop does the retrying now, not the scheduled retry.
+      this.timers.clearTimeout(this.timer);
+      this.timer = undefined;
+      const wait = Math.min(this.retryDelay(), Math.max(0, until - this.timers.now()));
+      await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
+      await this.flush();
+    }
+    this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+    const left = this.queue.length;
+    if (left > 0) {
+      this.queue = [];
+      this.drop(left, 'the stop deadline passed with the database unreachable');
+    }
+    return left;
+  }
+
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.batchSize);
+      try {
+        await this.write(batch);
+      } catch (error) {
+        this.failures++;
+        const unavailable = isDatabaseUnavailable(error);
+        if (!unavailable && ++this.headAttempts >= (this.options.maxAttempts ?? 5)) {
+          this.headAttempts = 0;
+          this.drop(batch.length, 'the database refused the batch', error);
+        } else {
+          this.queue.unshift(...batch);
+          this.trim();
+          if (this.failures === 1) this.logger.warn({ err: error, table: this.table, queued: this.queue.length }, 'batched insert failed; retrying with backoff');
+        }
+        this.timer = this.timers.setTimeout(() => void this.flush(), this.retryDelay());
+        return;
+      }
+      if (this.failures > 0) this.logger.warn({ table: this.table, attempts: this.failures + 1 }, 'batched insert landed after retries');
+      this.failures = 0;
+      this.headAttempts = 0;
+    }
+  }
+
+  private retryDelay(): number {
+    const base = this.options.retryBaseMs ?? 250;
+    return Math.min(base * 2 ** Math.max(0, this.failures - 1), this.options.retryMaxMs ?? 5_000);
+  }
+
+  /** Drops the oldest rows beyond maxQueued. */
+  private trim(): void {
+    const excess = this.queue.length - this.options.maxQueued;
+    if (excess > 0) {
+      this.queue.splice(0, excess);
+      this.drop(excess, 'the backlog is full');
+    }
+  }
+
+  private drop(count: number, reason: string, error?: unknown): void {
+    this.dropped += count;
+    this.options.onDropped?.(count);
+    // Loud, but once per hundred rows at most: an outage with a full backlog drops a row per request.
+    if (error || this.dropped === count || Math.floor((this.dropped - count) / 100) !== Math.floor(this.dropped / 100)) {
+      this.logger.error({ err: error, table: this.table, dropped: count, dropped_total: this.dropped }, `${this.table} rows lost: ${reason}`);
+    }
   }
 }
 

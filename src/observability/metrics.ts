@@ -1,6 +1,6 @@
 // Prometheus metrics served at GET /metrics. One registry per server instance (not the
 // global one) so tests can run several servers in one process.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -21,6 +21,23 @@ export class Metrics {
     name: 'gateway_charged_units_total',
     help: 'Money charged, in units of 0.0001 RUB, by model',
     labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly recordsDropped = new Counter({
+    name: 'gateway_records_dropped_total',
+    help: 'Request-log and usage rows finally lost (backlog full during a database outage, refused batch, stop deadline), by table',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+  readonly pendingSettles = new Gauge({
+    name: 'gateway_pending_settles',
+    help: 'Settles and releases of finished requests waiting for the database to come back',
+    registers: [this.registry],
+  });
+  readonly settlesDropped = new Counter({
+    name: 'gateway_settles_dropped_total',
+    help: 'Settles not kept for retry because the pending list was full (or the stop deadline passed): their holds expire via the sweeps, uncharged',
     registers: [this.registry],
   });
 

@@ -285,12 +285,14 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
   let chargedUnits = 0n;
+  // A settle or release the database cannot take now is retried in the background
+  // (pending-settles.ts): the response goes out either way, the charge lands later.
   if (usage && hold) {
-    const settlement = await services.ledger.settle(hold.id, chargeForUsage(prices, usage), { requestId, model: model.id });
+    const settlement = await services.settles.settle(hold, chargeForUsage(prices, usage), { requestId, model: model.id });
     chargedUnits = settlement.chargedUnits;
     if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
   } else if (hold) {
-    await services.ledger.release(hold.id);
+    await services.settles.release(hold.id);
   }
   outcome.chargedUnits = chargedUnits;
 

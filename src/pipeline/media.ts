@@ -55,12 +55,13 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
   try {
     result = await callUpstream(services, call);
   } catch (error) {
-    if (hold) await services.ledger.release(hold.id);
+    if (hold) await services.settles.release(hold.id);
     throw upstreamFailure(error);
   }
   let chargedUnits = 0n;
   if (hold) {
-    const settlement = await services.ledger.settle(hold.id, call.actualUnits(result), { requestId: call.requestId, model: model.id });
+    // Retried in the background when the database cannot take it now (pending-settles.ts).
+    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: call.requestId, model: model.id });
     chargedUnits = settlement.chargedUnits;
   }
   return { result, chargedUnits };

@@ -55,9 +55,128 @@ testOnBackends('request log rows with no account or key (a refused request) are 
   await log.flush();
   const [row] = await db('request_log');
   t.like(row, { request_id: 'req_1', account_id: null, key_id: null, model: null, status: 401 });
-  // A table that is not there: the batch is lost, counted and logged, and the inserter goes on.
-  const broken = new BatchedInserter<RequestLogEntry>(db, 'no_such_table', requestLogColumns, silent);
+  // A table that is not there: not an outage, so the batch is tried a few times, then dropped,
+  // counted and logged, and the inserter goes on.
+  const dropped: number[] = [];
+  const broken = new BatchedInserter<RequestLogEntry>(db, 'no_such_table', requestLogColumns, silent, {
+    intervalMs: 10,
+    batchSize: 500,
+    maxQueued: 100,
+    retryBaseMs: 1,
+    maxAttempts: 3,
+    onDropped: (count) => dropped.push(count),
+  });
   broken.record({ request_id: 'req_2', account_id: null, key_id: null, method: 'GET', route: '/', model: null, status: 200, duration_us: 1, charged_units: 0, created_at: 2 });
-  await broken.flush();
+  t.is(await broken.close(10_000), 0, 'nothing was left for the stop: the batch was dropped after its attempts');
   t.is(broken.dropped, 1);
+  t.deepEqual(dropped, [1]);
+});
+
+/** A fake clock whose timers run when the test advances it. */
+function fakeTimers() {
+  let now = 0;
+  const pending: { at: number; callback: () => void; id: number }[] = [];
+  let ids = 0;
+  return {
+    timers: {
+      now: () => now,
+      setTimeout(callback: () => void, ms: number) {
+        const timer = { at: now + ms, callback, id: ids++ };
+        pending.push(timer);
+        return timer.id;
+      },
+      clearTimeout(handle: unknown) {
+        const index = pending.findIndex((timer) => timer.id === handle);
+        if (index >= 0) pending.splice(index, 1);
+      },
+    },
+    /** The delays of the timers now pending, from now. */
+    delays: () => pending.map((timer) => timer.at - now),
+    /** Moves the clock to the next timer and runs it; resolves after its work settled. */
+    async next() {
+      pending.sort((a, b) => a.at - b.at);
+      const timer = pending.shift();
+      if (!timer) throw new Error('no timer pending');
+      now = timer.at;
+      timer.callback();
+      await new Promise((resolve) => setImmediate(resolve)); // the work it started settles (fake writes: promises only)
+    },
+  };
+}
+
+const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+test('an outage: batches are retried with backoff and land in order once the database is back; beyond the cap the oldest rows are dropped and counted', async (t) => {
+  const clock = fakeTimers();
+  let up = false;
+  const written: number[] = [];
+  let attempts = 0;
+  const dropped: number[] = [];
+  const inserter = new BatchedInserter<{ n: number }>(undefined as never, 'fake', ['n'], silent, {
+    intervalMs: 250,
+    batchSize: 4,
+    maxQueued: 10,
+    retryBaseMs: 250,
+    retryMaxMs: 2_000,
+    onDropped: (count) => dropped.push(count),
+    timers: clock.timers,
+    write: async (rows) => {
+      attempts++;
+      if (!up) throw outage();
+      written.push(...rows.map((row) => row.n));
+    },
+  });
+  for (let n = 1; n <= 3; n++) inserter.record({ n });
+  t.deepEqual(clock.delays(), [250], 'the first flush waits for the interval');
+  await clock.next();
+  t.is(attempts, 1);
+  t.is(inserter.queued, 3, 'the failed batch is back in the queue');
+  // Backoff doubles up to its cap while the database stays down.
+  const waits: number[] = [];
+  for (let retry = 0; retry < 5; retry++) {
+    waits.push(...clock.delays());
+    await clock.next();
+  }
+  t.deepEqual(waits, [250, 500, 1_000, 2_000, 2_000]);
+  t.is(attempts, 6);
+  // Rows keep coming during the outage: the queue holds 10, the oldest go first.
+  for (let n = 4; n <= 12; n++) inserter.record({ n });
+  t.is(inserter.queued, 10);
+  t.is(inserter.dropped, 2);
+  t.deepEqual(dropped, [1, 1]);
+  t.deepEqual(clock.delays(), [2_000], 'rows recorded during the outage do not bypass the backoff');
+  up = true;
+  await clock.next();
+  t.deepEqual(written, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 'every kept row landed, in order, in batches of 4');
+  t.is(inserter.queued, 0);
+  // Back to normal: the next row waits for the interval again.
+  inserter.record({ n: 13 });
+  t.deepEqual(clock.delays(), [250]);
+  await clock.next();
+  t.deepEqual(written.slice(-1), [13]);
+  t.is(inserter.dropped, 2);
+});
+
+test('a graceful stop retries until its deadline, then counts what is left as dropped', async (t) => {
+  const clock = fakeTimers();
+  const dropped: number[] = [];
+  const inserter = new BatchedInserter<{ n: number }>(undefined as never, 'fake', ['n'], silent, {
+    intervalMs: 250,
+    batchSize: 500,
+    maxQueued: 100,
+    onDropped: (count) => dropped.push(count),
+    timers: clock.timers,
+    write: async () => {
+      throw outage();
+    },
+  });
+  for (let n = 1; n <= 7; n++) inserter.record({ n });
+  let left: number | undefined;
+  void inserter.close(3_000).then((count) => (left = count));
+  await new Promise((resolve) => setImmediate(resolve));
+  while (left === undefined) await clock.next();
+  t.is(left, 7);
+  t.is(clock.timers.now(), 3_000, 'it gave up at the deadline');
+  t.is(inserter.dropped, 7);
+  t.deepEqual(dropped, [7]);
 });

@@ -7,10 +7,11 @@ import { IdempotencyConflictError } from '../../jobs/job-store.js';
 import { formatRub, unitsToSql } from '../../billing/money.js';
 import { ModelNotFoundError } from '../../catalog/catalog.js';
 import { ContextWindowExceededError } from '../../pipeline/context-window.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { ServerServices } from '../../services.js';
 import { RequestValidationError } from '../../validation/zod-details.js';
 import { newRequestId } from '../../util/ids.js';
-import { ApiError, dialectForPath, encodeError, invalidKey, notFound, validationFailed } from '../errors.js';
+import { ApiError, databaseUnavailable, dialectForPath, encodeError, invalidKey, notFound, validationFailed } from '../errors.js';
 import type { Context } from '../state.js';
 
 /** Turns known domain errors into API errors; anything else is a 500 that is logged. */
@@ -26,6 +27,7 @@ export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ContextWindowExceededError) return contextLengthExceeded(error);
   if (error instanceof ModelNotFoundError) return notFound(error.message, 'model_not_found', 'model');
   if (error instanceof IdempotencyConflictError) return new ApiError(409, error.message, { code: 'idempotency_key_reused', param: 'idempotency_key' });
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   const status = (error as { status?: number; expose?: boolean }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Body parser refusals (malformed JSON, body too large, wrong charset) carry their status.
