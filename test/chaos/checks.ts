@@ -85,11 +85,16 @@ export class Checker {
     return findings;
   }
 
+  /** Polls until nothing is left settling but what an earlier round already counted as lost. */
   private async waitForSettling() {
     const until = Date.now() + this.settleMs;
+    const isNew = (kind: LossKind, id: string | number) => !this.counted.get(kind)!.has(String(id));
     for (;;) {
       const snapshot = await this.unsettled();
-      const quiet = snapshot.unfinishedJobs.length === 0 && snapshot.strayHolds.length === 0 && snapshot.chargesWithoutUsage.length === 0;
+      const quiet =
+        !snapshot.unfinishedJobs.some((job) => isNew('jobs unfinished', job.id)) &&
+        !snapshot.strayHolds.some((hold) => isNew('holds leaked', hold.id)) &&
+        !snapshot.chargesWithoutUsage.some((charge) => isNew('charges missing usage records', charge.id));
       if (quiet || Date.now() > until) return snapshot;
       await sleep(250);
     }
