@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { BlobStore } from './blob-store.js';
 import { newId } from '../util/ids.js';
-import { decodeIdCursor, encodeIdCursor } from './cursor.js';
+import { decodeIdCursor } from './cursor.js';
 
 export interface StoredFile {
   readonly id: number;
@@ -133,18 +133,18 @@ export class Files {
     return this.blobs.get(file.storageKey);
   }
 
-  /** Newest first; `cursor` is the previous page's nextCursor. */
-  async list(accountId: string | null, options: { cursor?: string; limit: number }): Promise<{ items: StoredFile[]; nextCursor: string | null }> {
+  /** Newest first; `cursor` is the previous page's nextCursor (the last file id). */
+  async list(accountId: string | null, options: { cursor?: string | number; limit: number }): Promise<{ items: StoredFile[]; nextCursor: number | null }> {
     const query = this.db('files')
       .whereNull('deleted_at')
       .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', this.now()))
       .orderBy('id', 'desc')
       .limit(options.limit + 1);
     if (accountId !== null) query.andWhere({ account_id: accountId });
-    if (options.cursor) query.andWhere('id', '<', decodeIdCursor('file', options.cursor));
+    if (options.cursor !== undefined) query.andWhere('id', '<', decodeIdCursor('file', options.cursor));
     const rows = await query;
     const items = rows.slice(0, options.limit).map(fileFromRow);
-    return { items, nextCursor: rows.length > options.limit ? encodeIdCursor('file', items.at(-1)!.id) : null };
+    return { items, nextCursor: rows.length > options.limit ? items.at(-1)!.id : null };
   }
 
   /**

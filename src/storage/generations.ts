@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { decodeIdCursor, encodeIdCursor } from './cursor.js';
+import { decodeIdCursor } from './cursor.js';
 
 export const generationTypes = ['image', 'video', 'music'] as const;
 export type GenerationType = (typeof generationTypes)[number];
@@ -139,14 +139,14 @@ export class Generations {
       });
   }
 
-  /** Newest first, optionally of one type. */
-  async list(accountId: string, options: { type?: GenerationType; cursor?: string; limit: number }): Promise<{ items: Generation[]; nextCursor: string | null }> {
+  /** Newest first, optionally of one type; `cursor` is the previous page's nextCursor (a row id). */
+  async list(accountId: string, options: { type?: GenerationType; cursor?: string | number; limit: number }): Promise<{ items: Generation[]; nextCursor: number | null }> {
     const query = this.db('generations').where({ account_id: accountId }).orderBy('row_id', 'desc').limit(options.limit + 1);
     if (options.type) query.andWhere({ type: options.type });
-    if (options.cursor) query.andWhere('row_id', '<', decodeIdCursor('gen', options.cursor));
+    if (options.cursor !== undefined) query.andWhere('row_id', '<', decodeIdCursor('gen', options.cursor));
     const rows = await query;
     const items = rows.slice(0, options.limit).map(generationFromRow);
-    return { items, nextCursor: rows.length > options.limit ? encodeIdCursor('gen', items.at(-1)!.rowId) : null };
+    return { items, nextCursor: rows.length > options.limit ? items.at(-1)!.rowId : null };
   }
 
   async get(accountId: string, type: GenerationType, number: number): Promise<Generation | undefined> {

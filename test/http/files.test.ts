@@ -29,7 +29,7 @@ testOnBackends('files: listed newest first with cursors, read with Range, kept w
   t.is((await api(gateway, stranger.key, 'GET', `/v1/files/${saved[0]!.id}`)).status, 404);
   t.is((await api(gateway, stranger.key, 'GET', `/v1/files/${saved[0]!.id}/content`)).status, 404);
   t.is((await api(gateway, stranger.key, 'PATCH', `/v1/files/${saved[0]!.id}/keep`)).status, 404);
-  t.is((await api(gateway, client.key, 'GET', '/v1/files/abc')).status, 404);
+  t.is((await api(gateway, client.key, 'GET', '/v1/files/abc')).status, 422); // not an integer (issue 14 item 12)
   t.deepEqual((await api(gateway, stranger.key, 'GET', '/v1/files')).body.data, []);
 
   const part = await fetch(`${gateway.url}/v1/files/${saved[1]!.id}/content`, { headers: { authorization: `Bearer ${client.key}`, range: 'bytes=-10' } });

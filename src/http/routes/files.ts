@@ -1,6 +1,7 @@
 // GET /v1/files, GET /v1/files/{id}, GET /v1/files/{id}/content, PATCH /v1/files/{id}/keep:
-// the key's own account's stored files (generated results and uploads). An id that is not a
-// positive integer, another account's, expired or removed is a 404 like an unknown one.
+// the key's own account's stored files (generated results and uploads). An id that is not an
+// integer is a 422 (the spec types it so); another account's, expired or removed is a 404 like
+// an unknown one.
 import { z } from 'zod';
 import { FileNotFoundError, publicFile, QuotaExceededError, type StoredFile } from '../../storage/files.js';
 import { InvalidCursorError } from '../../storage/cursor.js';
@@ -10,38 +11,49 @@ import { ApiError } from '../errors.js';
 import { sendContent } from '../range.js';
 import type { Context, Handler } from '../state.js';
 
+/** `cursor` is the spec's (an integer, the previous page's next_cursor); `after` is read as its alias. */
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
   after: z.string().min(1).max(200).optional(),
 });
 
 /** A page of items in the list shape every list endpoint answers. */
-export function listPage(data: unknown[], nextCursor: string | null): Record<string, unknown> {
+export function listPage(data: unknown[], nextCursor: number | null): Record<string, unknown> {
   return { object: 'list', data, has_more: nextCursor !== null, next_cursor: nextCursor };
 }
 
-/** Runs a paged read; a cursor this endpoint did not hand out is a 422 on `after`. */
-export async function withCursor<T>(cursor: string | undefined, read: () => Promise<T>): Promise<T> {
+/** Runs a read of the page the query asks for; a cursor that is no integer is a 422 on the parameter that carried it. */
+export async function withCursor<T>(query: { cursor?: string; after?: string }, read: (cursor: string | undefined) => Promise<T>): Promise<T> {
+  const parameter = query.cursor !== undefined ? 'cursor' : 'after';
+  const cursor = query.cursor ?? query.after;
   try {
-    return await read();
+    return await read(cursor);
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw invalid(['query', 'after'], `Value error, ${error.message}`, cursor);
+    if (error instanceof InvalidCursorError) throw invalid(['query', parameter], `Value error, ${error.message}`, cursor);
     throw error;
   }
 }
 
 const notFound = (id: string) => new ApiError(404, `No file found with id '${id}'.`, { code: 'not_found', type: 'invalid_request_error' });
 
+/** A path id the spec types as an integer: anything else is a 422 naming it (an unknown integer is a 404). */
+export function integerPathId(raw: string, name = 'id'): number | undefined {
+  if (!/^\d+$/.test(raw)) throw invalid(['path', name], 'Input should be a valid integer, unable to parse string as an integer', raw, 'int_parsing');
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
 async function ownFile(ctx: Context, services: ServerServices): Promise<StoredFile> {
   const raw = ctx.params.id ?? '';
-  const file = /^\d{1,15}$/.test(raw) ? await services.files.get(ctx.state.apiKey!.accountId, Number(raw)) : undefined;
+  const id = integerPathId(raw);
+  const file = id !== undefined ? await services.files.get(ctx.state.apiKey!.accountId, id) : undefined;
   if (!file) throw notFound(raw);
   return file;
 }
 
 export const listFiles: Handler = async (ctx, services) => {
   const query = validate(pageQuery, ctx.query, 'query');
-  const page = await withCursor(query.after, () => services.files.list(ctx.state.apiKey!.accountId, { limit: query.limit, cursor: query.after }));
+  const page = await withCursor(query, (cursor) => services.files.list(ctx.state.apiKey!.accountId, { limit: query.limit, cursor }));
   ctx.body = listPage(page.items.map(publicFile), page.nextCursor);
 };
 

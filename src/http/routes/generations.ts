@@ -7,13 +7,13 @@ import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { ApiError } from '../errors.js';
 import type { Context, Handler } from '../state.js';
-import { listPage, pageQuery, sendStoredFile, withCursor } from './files.js';
+import { integerPathId, listPage, pageQuery, sendStoredFile, withCursor } from './files.js';
 
 const listQuery = pageQuery.extend({ type: z.enum(generationTypes).optional() });
 
 export const listGenerations: Handler = async (ctx, services) => {
   const query = validate(listQuery, ctx.query, 'query');
-  const page = await withCursor(query.after, () => services.generations.list(ctx.state.apiKey!.accountId, { type: query.type, limit: query.limit, cursor: query.after }));
+  const page = await withCursor(query, (cursor) => services.generations.list(ctx.state.apiKey!.accountId, { type: query.type, limit: query.limit, cursor }));
   ctx.body = listPage(page.items.map(publicGeneration), page.nextCursor);
 };
 
@@ -21,7 +21,8 @@ async function ownGeneration(ctx: Context, services: ServerServices): Promise<Ge
   const type = ctx.params.type ?? '';
   if (!(generationTypes as readonly string[]).includes(type)) throw invalid(['path', 'type'], `Input should be ${generationTypes.map((t) => `'${t}'`).join(', ')}`, type, 'enum');
   const raw = ctx.params.id ?? '';
-  const generation = /^\d{1,15}$/.test(raw) ? await services.generations.get(ctx.state.apiKey!.accountId, type as GenerationType, Number(raw)) : undefined;
+  const id = integerPathId(raw);
+  const generation = id !== undefined ? await services.generations.get(ctx.state.apiKey!.accountId, type as GenerationType, id) : undefined;
   if (!generation) throw new ApiError(404, `No ${type} generation found with id '${raw}'.`, { code: 'not_found', type: 'invalid_request_error' });
   return generation;
 }
