@@ -74,7 +74,9 @@ export class Checker {
     const settled = await this.waitForSettling();
     for (const job of settled.unfinishedJobs) add('jobs unfinished', job.id, `${job.id} still ${job.status} ${this.settleMs / 1000} s after the round`);
     for (const hold of settled.strayHolds) add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s`);
-    for (const charge of settled.chargesWithoutUsage) add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record`);
+    for (const charge of settled.chargesWithoutUsage) {
+      add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record${this.nearKill(Number(charge.created_at))}`);
+    }
 
     for (const problem of await this.jobMoneyProblems()) add(problem.kind, problem.id, problem.detail);
     const upstreamExtra = await this.upstreamDuplicates();
@@ -109,12 +111,18 @@ export class Checker {
       .where({ status: 'active' })
       .whereNotIn('id', runningHolds)
       .select('id', 'model', 'request_id', 'created_at');
-    const chargesWithoutUsage: { id: string | number; request_id: string; model: string }[] = await db('ledger_transactions as charge')
+    const chargesWithoutUsage: { id: string | number; request_id: string; model: string; created_at: string | number }[] = await db('ledger_transactions as charge')
       .where('charge.kind', 'charge')
       .whereIn('charge.model', chatModels)
       .whereNotExists(db('usage_records as usage').whereRaw('usage.request_id = charge.request_id').select(db.raw('1')))
-      .select('charge.id', 'charge.request_id', 'charge.model');
+      .select('charge.id', 'charge.request_id', 'charge.model', 'charge.created_at');
     return { unfinishedJobs, strayHolds, chargesWithoutUsage };
+  }
+
+  /** ", written N ms before the SIGKILL of <role> pid P" when a kill followed within 2 s: what the loss died with. */
+  private nearKill(at: number): string {
+    const kill = this.cluster.kills.find((candidate) => candidate.at >= at && candidate.at - at <= 2000);
+    return kill ? `, written ${kill.at - at} ms before the SIGKILL of ${kill.role} pid ${kill.pid}` : '';
   }
 
   /** Completed: its hold settled by exactly one charge of the job's price. Failed or cancelled: released, nothing charged. */

@@ -44,6 +44,7 @@ class ManagedProcess {
     private readonly args: string[],
     private readonly env: Record<string, string>,
     private readonly onUnexpectedExit: (exit: UnexpectedExit) => void,
+    private readonly onKill: (kill: Kill) => void,
   ) {}
 
   get url(): string {
@@ -91,6 +92,7 @@ class ManagedProcess {
   async kill(): Promise<void> {
     if (!this.current) return;
     this.killedByHarness = true;
+    this.onKill({ role: this.role, pid: this.pid, at: Date.now() });
     await this.current.kill();
   }
 
@@ -101,8 +103,16 @@ class ManagedProcess {
   }
 }
 
+/** A SIGKILL the harness sent: when, to which process (the checks relate losses to it). */
+export interface Kill {
+  readonly role: Role;
+  readonly pid: number;
+  readonly at: number;
+}
+
 export class Cluster {
   readonly unexpectedExits: UnexpectedExit[] = [];
+  readonly kills: Kill[] = [];
   readonly accounts: ChaosAccount[] = [];
   private readonly processes: Map<Role, ManagedProcess> = new Map();
 
@@ -141,10 +151,11 @@ export class Cluster {
     });
     const env = processEnv(config, database, extraEnv);
     const record = (exit: UnexpectedExit) => cluster.unexpectedExits.push(exit);
+    const killed = (kill: Kill) => cluster.kills.push(kill);
     const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'];
-    cluster.processes.set('victim', new ManagedProcess('victim', serveArgs, env, record));
-    cluster.processes.set('steady', new ManagedProcess('steady', serveArgs, env, record));
-    cluster.processes.set('worker', new ManagedProcess('worker', ['worker'], env, record));
+    cluster.processes.set('victim', new ManagedProcess('victim', serveArgs, env, record, killed));
+    cluster.processes.set('steady', new ManagedProcess('steady', serveArgs, env, record, killed));
+    cluster.processes.set('worker', new ManagedProcess('worker', ['worker'], env, record, killed));
     // One at a time: each start runs the migrations (a no-op by then) and they would race.
     for (const managed of cluster.processes.values()) await managed.start();
     await cluster.createAccounts();
