@@ -115,7 +115,7 @@ testOnBackends('unknown endpoints and malformed bodies get the JSON error contra
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: '{"units": ',
   });
-  t.is(malformed.status, 400);
+  t.is(malformed.status, 422); // json_invalid, a validation failure (issue 14 item 12)
   t.is(((await malformed.json()) as any).error.type, 'invalid_request_error');
   const tooLarge = await fetch(`${gateway.url}/v1/test/charge`, {
     method: 'POST',

@@ -39,7 +39,8 @@ const bodySchema = z.object({
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
   stream: z.boolean().nullish(),
-  text: z.object({ format: z.object({ type: z.string() }).nullish() }).nullish(),
+  // The spec allows a string (plain text output, as no `format` means) or the object.
+  text: z.union([z.string(), z.object({ format: z.object({ type: z.string() }).nullish() })]).nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),
   conversation: z.unknown().optional(),
@@ -318,7 +319,7 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
   }
 
   const problems = new Problems();
-  const format = body.text?.format?.type;
+  const format = typeof body.text === 'string' ? undefined : body.text?.format?.type;
   if (format !== undefined && format !== 'text') {
     problems.add(['body', 'text', 'format', 'type'], `text.format type '${format}' is not supported yet; only 'text' is`, format);
   }
