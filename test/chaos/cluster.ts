@@ -142,12 +142,13 @@ export class Cluster {
       extraEnv.GATEWAY_CACHE_URL = redis.toString();
     }
     const cluster = new Cluster(backend, database, simulator, databaseProxy, redisProxy);
-    // Short leases and a fast sweep: a killed process's work is taken over within seconds, so
-    // a round can wait for it (the defaults are for production, where restarts are rare).
+    // Short leases, heartbeats and sweeps: a killed process's jobs and holds are taken over in
+    // a few seconds, so a round need not wait long for it (the defaults, 60 s leases and 10 s
+    // to call a silent process gone, suit production, where restarts are rare).
     const config = writeSharedConfig(simulator.url, {
       database: { pool_max: 4 },
       jobs: { tick: '50ms', lease: '1s', deadline: '10m', concurrency: 16 },
-      holds: { sweep_interval: '1s' },
+      holds: { sweep_interval: '1s', heartbeat_interval: '1s', owner_gone_after: '4s' },
     });
     const env = processEnv(config, database, extraEnv);
     const record = (exit: UnexpectedExit) => cluster.unexpectedExits.push(exit);
