@@ -72,7 +72,8 @@ export interface TranscriptionResult {
 }
 
 export interface EmbeddingsRequest {
-  readonly input: readonly string[];
+  /** Texts, or token arrays (token ids of the model's tokenizer), one vector each. */
+  readonly input: readonly (string | readonly number[])[];
   readonly dimensions?: number;
   readonly user?: string;
 }

@@ -7,9 +7,18 @@ import { chargedMediaCall, resolveMediaModel } from '../../pipeline/media.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import type { Handler } from '../state.js';
 
+const token = z.number().int().min(0);
+
 const embeddingsBody = z.object({
   model: z.string().min(1).optional(),
-  input: z.union([z.string(), z.array(z.string()).min(1).max(2048), z.array(z.number()), z.array(z.array(z.number()))]),
+  // A text, texts, one token array or token arrays, as OpenAI takes them (several popular
+  // clients send token arrays by default).
+  input: z.union([
+    z.string(),
+    z.array(z.string()).min(1).max(2048),
+    z.array(token).min(1),
+    z.array(z.array(token).min(1)).min(1).max(2048),
+  ]),
   encoding_format: z.enum(['float', 'base64']).default('float'),
   dimensions: z.number().int().min(1).max(8192).optional(),
   user: z.string().optional(),
@@ -19,12 +28,16 @@ function base64Vector(vector: readonly number[]): string {
   return Buffer.from(new Float32Array(vector).buffer).toString('base64');
 }
 
+/** One entry per vector: `[1, 2, 3]` is one token array, `[[1, 2], [3]]` two. */
+function inputsOf(input: z.infer<typeof embeddingsBody>['input']): (string | number[])[] {
+  if (typeof input === 'string') return [input];
+  if (input.every((item) => typeof item === 'number')) return [input as number[]];
+  return input as (string | number[])[];
+}
+
 export const createEmbeddings: Handler = async (ctx, services) => {
   const body = validate(embeddingsBody, ctx.request.body, 'body');
-  if (typeof body.input !== 'string' && body.input.some((item) => typeof item !== 'string')) {
-    throw invalid(['body', 'input'], 'token arrays are not supported; send the text', undefined);
-  }
-  const input = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
+  const input = inputsOf(body.input);
   if (input.some((text) => text.length === 0)) throw invalid(['body', 'input'], 'inputs must not be empty');
   const model = resolveMediaModel(services, body.model, ['embeddings']);
   ctx.state.model = model.id;
@@ -32,8 +45,8 @@ export const createEmbeddings: Handler = async (ctx, services) => {
   if (body.dimensions !== undefined && declared !== undefined && body.dimensions > declared) {
     throw invalid(['body', 'dimensions'], `Input should be less than or equal to ${declared}`, body.dimensions, 'less_than_equal');
   }
-  // Hold a high estimate (3 characters per token); settle on the upstream's count.
-  const estimate = input.reduce((sum, text) => sum + Math.ceil(text.length / 3) + 1, 0);
+  // Hold a high estimate (3 characters per token; a token array is its length); settle on the upstream's count.
+  const estimate = input.reduce((sum, item) => sum + (typeof item === 'string' ? Math.ceil(item.length / 3) + 1 : item.length), 0);
   const { result, chargedUnits } = await chargedMediaCall<EmbeddingsRequest, EmbeddingsResult>(services, {
     apiKey: ctx.state.apiKey!,
     requestId: ctx.state.requestId,

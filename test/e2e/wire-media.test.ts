@@ -1,0 +1,35 @@
+// Issue 14, media wire facts through the official OpenAI SDK over the simulator: embeddings of
+// token arrays (item 10), the spec's vendor ids on a fresh install (item 13), the catalog's
+// types (item 11).
+import OpenAI from 'openai';
+import { priceInUnits } from '../../src/billing/pricing.js';
+import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { startGateway } from '../helpers/gateway.js';
+
+async function setup(t: Parameters<Parameters<typeof testOnBackends>[1]>[0], database: TestDatabase) {
+  const gateway = await startGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 100_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
+  const lastCharge = async () => {
+    const row = await database.db('ledger_transactions').where({ account_id: client.accountId, kind: 'charge' }).orderBy('id', 'desc').first();
+    return row ? -BigInt(row.amount_units) : 0n;
+  };
+  return { gateway, client, openai, lastCharge };
+}
+
+testOnBackends('embeddings: token arrays [1,2,3] and [[1,2,3],[4,5]] are embedded and charged per token', async (t, database) => {
+  const { openai, lastCharge } = await setup(t, database);
+  const one = await openai.embeddings.create({ model: 'sim/embedding-small', input: [1, 2, 3], encoding_format: 'float' });
+  t.is(one.data.length, 1);
+  t.is(one.data[0]!.embedding.length, 1536);
+  t.is(one.usage.prompt_tokens, 3);
+  t.is(await lastCharge(), priceInUnits([{ quantity: 3, price: '1.80', per: 1_000_000 }]));
+  const two = await openai.embeddings.create({ model: 'sim/embedding-small', input: [[1, 2, 3], [4, 5]] });
+  t.is(two.data.length, 2);
+  t.is(two.usage.prompt_tokens, 5);
+  t.deepEqual(two.data[0]!.embedding, one.data[0]!.embedding.map((x) => Math.fround(x)), 'the same tokens, the same vector');
+  for (const input of [[-1], [1.5], [[]], []]) {
+    const refused = (await t.throwsAsync(openai.embeddings.create({ model: 'sim/embedding-small', input: input as never }))) as any;
+    t.is(refused.status, 422, JSON.stringify(input));
+  }
+});
