@@ -23,6 +23,6 @@ export default class Migrate extends GatewayCommand {
       }
       const [, names] = (await db.migrate.latest()) as [number, string[]];
       return { json: { database, applied: names }, text: names.length ? `applied: ${names.join(', ')}` : `${database} is up to date` };
-    });
+    }, { createDatabase: true });
   }
 }

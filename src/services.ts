@@ -63,9 +63,10 @@ const pendingSettlesCap = 10_000;
 export const stopFlushDeadlineMs = 10_000;
 
 /** `backgroundCheckpoints`: a long-lived process checkpoints SQLite's WAL on a connection of its own, off the request path. */
-export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean } = {}): Services {
+/** `createDatabase`: this process migrates, so it may create a missing SQLite file (src/db/connect.ts). */
+export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean; createDatabase?: boolean } = {}): Services {
   const backgroundCheckpoints = options.backgroundCheckpoints === true && config.database.client === 'sqlite';
-  const db = connectDatabase(config.database, { backgroundCheckpoints });
+  const db = connectDatabase(config.database, { backgroundCheckpoints, create: options.createDatabase ?? false, dataDir: config.dataDir });
   const logger = options.logger ?? createLogger(config.log.level, 'stderr');
   const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
   const apiKeys = new ApiKeys(db, config.keys.prefix);
@@ -108,7 +109,8 @@ export async function openServerServices(
   config: Config,
   options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter } = {},
 ): Promise<ServerServices> {
-  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true });
+  // A serving process (serve, worker, tests) migrates at start, so it may create the database.
+  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true, createDatabase: true });
   let rateLimiter: RateLimiter;
   let redis: ReturnType<typeof createClient> | undefined;
   if (options.rateLimiter) {

@@ -1,7 +1,9 @@
 // Shared shape of every `gateway` command: --config and --json; the config is loaded once,
 // services are opened, the command's work returns a typed result, which is printed either
 // as JSON (alone on stdout) or as readable text. Errors go to stderr with exit code 1
-// (configuration errors: 78, as sysexits' EX_CONFIG).
+// (configuration errors: 78, as sysexits' EX_CONFIG). A database that cannot be used (not
+// reachable, not migrated, no directory) and a port already taken are one line that says what
+// to do (InfrastructureError), never a stack.
 import { Command, Flags } from '@oclif/core';
 import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
 import { KeyNotFoundError } from '../auth/api-keys.js';
@@ -11,7 +13,9 @@ import { MoneyFormatError } from '../billing/money.js';
 import { JobNotFoundError } from '../jobs/present.js';
 import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { explainDatabaseFailure } from '../db/errors.js';
 import { openServices, type Services } from '../services.js';
+import { InfrastructureError } from '../util/infrastructure-error.js';
 
 export interface CommandOutput {
   /** What --json prints. */
@@ -35,6 +39,7 @@ const userErrors = [
   JobNotFoundError,
   FileNotFoundError,
   QuotaExceededError,
+  InfrastructureError,
 ];
 
 export abstract class GatewayCommand extends Command {
@@ -44,19 +49,30 @@ export abstract class GatewayCommand extends Command {
   };
 
   protected jsonOutput = false;
+  /** Set once loaded, so a failure can name the database and the migrate command of this config. */
+  private loaded: { config: Config; configPath: string | undefined } | undefined;
 
   protected loadConfiguration(configPath: string | undefined): Config {
-    return loadConfig({ configPath });
+    const config = loadConfig({ configPath });
+    this.loaded = { config, configPath };
+    return config;
   }
 
-  /** Opens the services, runs `work`, prints its result, closes the services. */
-  protected async runWithServices(flags: { config?: string; json: boolean }, work: (services: Services) => Promise<CommandOutput>): Promise<void> {
+  /**
+   * Opens the services, runs `work`, prints its result, closes the services. Only a command that
+   * migrates (`createDatabase`) may create a missing SQLite file; the others say to run migrate.
+   */
+  protected async runWithServices(
+    flags: { config?: string; json: boolean },
+    work: (services: Services) => Promise<CommandOutput>,
+    options: { createDatabase?: boolean } = {},
+  ): Promise<void> {
     this.jsonOutput = flags.json;
     let services: Services | undefined;
     let output: CommandOutput;
     try {
       const config = this.loadConfiguration(flags.config);
-      services = openServices(config);
+      services = openServices(config, { createDatabase: options.createDatabase });
       output = await work(services);
     } catch (error) {
       await services?.close().catch(() => undefined);
@@ -72,7 +88,9 @@ export abstract class GatewayCommand extends Command {
     else process.stdout.write(`${output.text ?? JSON.stringify(output.json, null, 2)}\n`);
   }
 
-  protected fail(error: unknown): never {
+  protected fail(failure: unknown): never {
+    const migrate = `gateway migrate${this.loaded?.configPath ? ` --config ${this.loaded.configPath}` : ''}`;
+    const error = (this.loaded && explainDatabaseFailure(failure, this.loaded.config.database, migrate)) || failure;
     const known = error instanceof ConfigError || userErrors.some((type) => error instanceof type);
     const message = error instanceof Error ? error.message : String(error);
     if (this.jsonOutput) process.stderr.write(`${JSON.stringify({ error: { message } })}\n`);

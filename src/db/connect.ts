@@ -3,21 +3,58 @@
 //   the CLI waits for the lock instead of failing), foreign keys on, one connection so
 //   that this process's transactions are serialized in order.
 // - PostgreSQL: int8 columns come back as strings (parsed exactly by the repositories).
-import { mkdirSync } from 'node:fs';
+// A SQLite file is created only by the commands that migrate, and only in a directory that
+// exists: a mistyped path must not become a fresh, empty database that serves nobody's
+// accounts (issue 13). The gateway's own data directory is the exception (a fresh install).
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import type { Config } from '../config/load.js';
+import { missingSqliteDirectory } from './errors.js';
 import { migrationSource } from './migration-source.js';
 
 export type Database = Knex;
 
-/** `backgroundCheckpoints`: the caller checkpoints SQLite's WAL itself (src/db/checkpointer.ts), so commits never do. */
-export function connectDatabase(database: Config['database'], options: { backgroundCheckpoints?: boolean } = {}): Knex {
+export interface ConnectOptions {
+  /** The caller checkpoints SQLite's WAL itself (src/db/checkpointer.ts), so commits never do. */
+  readonly backgroundCheckpoints?: boolean;
+  /**
+   * May a missing SQLite file be created (default true: the commands that migrate)? When false,
+   * the first query on a missing file fails saying to run `gateway migrate`.
+   */
+  readonly create?: boolean;
+  /** The gateway's data directory (data_dir): created when missing if the database file is directly in it. */
+  readonly dataDir?: string;
+}
+
+// The pool logs every failed connection attempt with its stack; the error itself reaches the
+// caller (and the operator as one line, src/db/errors.ts), so that log is only noise. Other
+// warnings go to stderr, not knex's default stdout, which `--json` keeps for the JSON.
+const knexLog = {
+  warn(message: unknown) {
+    if (typeof message === 'string' && message.startsWith('Acquire connection error')) return;
+    console.warn(message);
+  },
+};
+
+/** Opens (lazily: no connection until the first query) the configured database. */
+export function connectDatabase(database: Config['database'], options: ConnectOptions = {}): Knex {
   if (database.client === 'sqlite') {
-    mkdirSync(path.dirname(database.filename!), { recursive: true });
+    const filename = database.filename!;
+    const directory = path.dirname(filename);
+    const create = options.create ?? true;
+    if (create && !existsSync(directory)) {
+      if (options.dataDir === undefined || path.resolve(options.dataDir) !== directory) throw missingSqliteDirectory(filename);
+      mkdirSync(directory, { recursive: true });
+    }
     return knexFactory({
       client: 'sqlite3',
-      connection: { filename: database.filename! },
+      // Without `create`, SQLite opens the file read-write but never creates it (a URI with
+      // mode=rw): the first query on a missing file fails, and src/db/errors.ts says to migrate.
+      // Checked at the first query, not here: a command that never queries (models ls) needs no database.
+      connection: create ? { filename } : { filename: `${pathToFileURL(filename).href}?mode=rw`, flags: ['OPEN_URI'] },
+      log: knexLog,
       useNullAsDefault: true,
       pool: {
         min: 1,
@@ -38,6 +75,7 @@ export function connectDatabase(database: Config['database'], options: { backgro
     client: 'pg',
     connection: database.url,
     pool: { min: 0, max: database.poolMax },
+    log: knexLog,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }
