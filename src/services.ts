@@ -130,12 +130,15 @@ export async function openServerServices(
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix');
   const metrics = new Metrics({ processMetrics: options.processMetrics });
-  const recordOptions = (table: string) => ({
-    intervalMs: 250,
-    batchSize: 500,
-    maxQueued: 20_000,
-    onDropped: (count: number) => metrics.recordsDropped.inc({ table }, count),
-  });
+  const recordOptions = (table: string) => {
+    metrics.recordsDropped.inc({ table }, 0); // the series exists (at 0) before anything is lost
+    return {
+      intervalMs: 250,
+      batchSize: 500,
+      maxQueued: 20_000,
+      onDropped: (count: number) => metrics.recordsDropped.inc({ table }, count),
+    };
+  };
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, recordOptions('request_log'));
   const generations = new Generations(base.db);
   const jobs = openJobStore(base, generations);

@@ -11,6 +11,7 @@
 // holds.ttl sweep releases it uncharged (so does a hold whose settle was still pending when
 // the process died: the peers' owner sweep releases it). The client is never charged twice;
 // in those cases it is not charged at all.
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../observability/logger.js';
 import { HoldClosedError } from './errors.js';
 import type { EntryDetails, Hold, Ledger, Settlement } from './ledger.js';
@@ -112,7 +113,10 @@ export class PendingSettles {
     }
     this.pending.push(entry);
     this.options.onSize?.(this.pending.length);
-    if (this.pending.length === 1) this.logger.warn({ err: error, hold_id: entry.holdId }, `${entry.kind} failed; retrying in the background until the database takes it`);
+    // An unreachable database is expected to pass; anything else (a bug, a constraint) is
+    // retried all the same — the work was delivered — but said loudly, every time.
+    if (!isDatabaseUnavailable(error)) this.logger.error({ err: error, hold_id: entry.holdId }, `${entry.kind} failed for another reason than an unreachable database; retrying in the background`);
+    else if (this.pending.length === 1) this.logger.warn({ err: error, hold_id: entry.holdId }, `${entry.kind} failed; retrying in the background until the database takes it`);
     this.schedule();
     return true;
   }
