@@ -5,9 +5,9 @@
 // of the prompt with their `cache_control` breakpoints (read by anthropic-cache.ts).
 import { checkToolPairing, type PairingTurn } from './conversation.js';
 import { invalid } from './errors.js';
-import { isRecord, optionalBoolean, optionalPositiveInteger, requireRecord, requireString } from './guards.js';
+import { isRecord, optionalBoolean, optionalPositiveInteger, requireRecord, requireString, type JsonObject } from './guards.js';
 import { stableJson } from './prefix-cache.js';
-import type { SimPrompt, SimTool, SimToolChoice } from './script.js';
+import type { SimFormat, SimPrompt, SimTool, SimToolChoice } from './script.js';
 import { isValidThinkingSignature } from './signatures.js';
 import { countTokens, countToolTokens, imageTokens, messageOverheadTokens } from './tokens.js';
 
@@ -99,6 +99,16 @@ function readToolChoice(value: unknown, tools: readonly SimTool[]): { choice: Si
     default:
       throw invalid(`tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'`);
   }
+}
+
+/** Structured output: output_config.format, or the beta's top-level output_format; json_schema with a schema is the only kind. */
+function readOutputFormat(body: JsonObject): SimFormat | undefined {
+  const config = body.output_config === undefined || body.output_config === null ? undefined : requireRecord(body.output_config, 'output_config');
+  const [value, where] = config?.format !== undefined && config.format !== null ? [config.format, 'output_config.format'] : [body.output_format, 'output_format'];
+  if (value === undefined || value === null) return undefined;
+  const record = requireRecord(value, where);
+  if (record.type !== 'json_schema') throw invalid(`${where}.type: Input should be 'json_schema'`);
+  return { type: 'json_schema', schema: requireRecord(record.schema, `${where}.schema`) };
 }
 
 /** Reasoning tokens to produce: the `thinking` setting applies to models that reason. */
@@ -274,6 +284,7 @@ export function parseMessagesRequest(body: unknown, seed: string, signingSecret:
   }
 
   const { choice, parallel } = readToolChoice(body.tool_choice, tools);
+  const format = readOutputFormat(body);
   if (body.stop_sequences !== undefined && body.stop_sequences !== null && (!Array.isArray(body.stop_sequences) || !body.stop_sequences.every((item) => typeof item === 'string'))) {
     throw invalid('stop_sequences: expected an array of strings');
   }
@@ -294,6 +305,7 @@ export function parseMessagesRequest(body: unknown, seed: string, signingSecret:
     canRedact: true,
     search: model.includes('search') || model.includes('sonar'),
     seed,
+    ...(format ? { format } : {}),
   };
   return {
     model,

@@ -5,7 +5,7 @@ import { checkToolPairing, type PairingTurn } from './conversation.js';
 import { invalid } from './errors.js';
 import { isRecord, optionalBoolean, optionalPositiveInteger, requireRecord, requireString, type JsonObject } from './guards.js';
 import { PrefixHasher, type PrefixCache } from './prefix-cache.js';
-import type { SimPrompt, SimTool, SimToolChoice } from './script.js';
+import type { SimFormat, SimPrompt, SimTool, SimToolChoice } from './script.js';
 import { countTokens, countToolTokens, imageTokens, messageOverheadTokens } from './tokens.js';
 
 export interface ParsedChatRequest {
@@ -84,6 +84,26 @@ function readToolChoice(value: unknown, tools: readonly SimTool[]): SimToolChoic
   }
   if (isRecord(value) && value.type === 'allowed_tools') return { type: 'auto' };
   throw invalid('tool_choice: expected "none", "auto", "required" or {"type": "function", "function": {"name"}}', 'tool_choice');
+}
+
+/** response_format as OpenAI checks it: text (no format), json_object, or json_schema with a name. */
+function readResponseFormat(value: unknown): SimFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  const record = requireRecord(value, 'response_format');
+  switch (record.type) {
+    case 'text':
+      return undefined;
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema': {
+      const spec = requireRecord(record.json_schema, 'response_format.json_schema');
+      requireString(spec.name, 'response_format.json_schema.name');
+      if (spec.schema !== undefined && !isRecord(spec.schema)) throw invalid('response_format.json_schema.schema: expected an object', 'response_format.json_schema.schema');
+      return { type: 'json_schema', schema: spec.schema ?? { type: 'object' } };
+    }
+    default:
+      throw invalid(`response_format.type: expected 'text', 'json_object' or 'json_schema'`, 'response_format.type');
+  }
 }
 
 function readStop(value: unknown): string[] {
@@ -170,6 +190,9 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
   }
 
   const toolChoice = readToolChoice(body.tool_choice, tools);
+  const format = readResponseFormat(body.response_format);
+  // The schema is part of the prompt OpenAI bills.
+  const formatTokens = format?.type === 'json_schema' ? countTokens(JSON.stringify(format.schema)) : 0;
   const maxTokens = optionalPositiveInteger(body.max_completion_tokens, 'max_completion_tokens') ?? optionalPositiveInteger(body.max_tokens, 'max_tokens');
   const effort = body.reasoning_effort;
   if (effort !== undefined && effort !== null && (typeof effort !== 'string' || (effort !== 'none' && !(effort in effortTokens)))) {
@@ -195,6 +218,7 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
     canRedact: false,
     search: model.includes('search') || model.includes('sonar'),
     seed,
+    ...(format ? { format } : {}),
   };
   return {
     model,
@@ -202,7 +226,7 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
     includeUsage: streamOptions.include_usage === true,
     showReasoning: model.includes('compat') || flavorHeader === 'compatible',
     prompt,
-    promptTokens: toolsTokens + messageTokens.reduce((sum, tokens) => sum + tokens, 0),
+    promptTokens: toolsTokens + formatTokens + messageTokens.reduce((sum, tokens) => sum + tokens, 0),
     toolsJson: body.tools === undefined ? '' : JSON.stringify(body.tools),
     toolsTokens,
     messages: messages as JsonObject[],

@@ -7,6 +7,7 @@ import type { Faults } from './faults.js';
 import { parseFaults, stripMagic } from './faults.js';
 import { redactedThinkingData } from './signatures.js';
 import { countTokens, cutToTokens } from './tokens.js';
+import { instanceForSchema } from './schema-instance.js';
 import { argumentsForSchema } from './tool-arguments.js';
 import { fillToTokens, firstChars, seedOf, splitDeltas, splitFixed } from './words.js';
 
@@ -14,6 +15,9 @@ export interface SimTool {
   readonly name: string;
   readonly schema: unknown;
 }
+
+/** Structured output asked for: some JSON object, or an instance of a schema. */
+export type SimFormat = { readonly type: 'json_object' } | { readonly type: 'json_schema'; readonly schema: unknown };
 
 export type SimToolChoice = { readonly type: 'auto' | 'none' | 'required' } | { readonly type: 'tool'; readonly name: string };
 
@@ -42,6 +46,8 @@ export interface SimPrompt {
   readonly search: boolean;
   /** A hash of the request body: ids and filler derive from it. */
   readonly seed: string;
+  /** Structured output (response_format / output_config.format); absent: plain text. */
+  readonly format?: SimFormat;
 }
 
 export interface PlannedToolCall {
@@ -94,9 +100,16 @@ export function idSuffix(seed: string, index: number): string {
 }
 
 function chooseTools(prompt: SimPrompt): SimTool[] {
-  if (prompt.tools.length === 0 || prompt.toolChoice.type === 'none' || !prompt.endsWithUser || prompt.toolResults !== null) return [];
+  if (prompt.tools.length === 0 || prompt.toolChoice.type === 'none' || !prompt.endsWithUser) return [];
   const choice = prompt.toolChoice;
+  // A tool forced by name is called even right after tool results, as the vendors do (it is how
+  // the gateway gets structured output from an Anthropic model without a native format).
   if (choice.type === 'tool') return prompt.tools.filter((tool) => tool.name === choice.name).slice(0, 1);
+  if (prompt.toolResults !== null) {
+    // After tool results a model answers; made to call a tool (required / any) it calls the LAST
+    // one listed — where the gateway puts its structured-output tool, whose input is the answer.
+    return choice.type === 'required' ? prompt.tools.slice(-1) : [];
+  }
   return prompt.tools.slice(0, prompt.parallelToolCalls && prompt.tools.length > 1 ? 2 : 1);
 }
 
@@ -148,6 +161,13 @@ export function planAnswer(prompt: SimPrompt, faults: Faults, signingSecret: str
       return { idSuffix: idSuffix(prompt.seed, index), name: tool.name, arguments: args, fragments: splitFixed(args, argumentFragmentLength) };
     });
     return { reasoning, redactedData, text: null, toolCalls, sources: [], finish: 'tool_calls', stopSequence: null, outputTokens, reasoningTokens };
+  }
+
+  if (prompt.format) {
+    // Emitted whole, like tool arguments: a JSON cut at max_tokens or a stop sequence is useless to every client.
+    const json = prompt.format.type === 'json_schema' ? JSON.stringify(instanceForSchema(prompt.format.schema)) : JSON.stringify({ answer: `Simulated answer to "${firstChars(question, 40)}"` });
+    outputTokens += countTokens(json);
+    return { reasoning, redactedData, text: planned(json), toolCalls: [], sources: [], finish: 'end', stopSequence: null, outputTokens, reasoningTokens };
   }
 
   let lead: string;

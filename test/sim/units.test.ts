@@ -38,7 +38,7 @@ test('magic strings are parsed from anywhere in the text and stripped from the q
   t.is(stripMagic('  Hello [[sim:drop]]  world '), 'Hello world');
 });
 
-test('tool arguments: required properties only, simplest value of each type', (t) => {
+test('tool arguments: required properties only, simplest value of each type, one item per array', (t) => {
   t.deepEqual(
     argumentsForSchema({
       type: 'object',
@@ -55,7 +55,10 @@ test('tool arguments: required properties only, simplest value of each type', (t
       },
       required: ['s', 'n', 'i', 'b', 'a', 'o', 'e', 'u'],
     }),
-    { s: 'sim', n: 1, i: 1, b: true, a: [], o: {}, e: 'first', u: 1 },
+    // The array had no item before the structured-output generator (schema-instance.ts) took
+    // over: an item shows clients the item shape, and a forced output tool must answer exactly
+    // what a native format gets.
+    { s: 'sim', n: 1, i: 1, b: true, a: ['sim'], o: {}, e: 'first', u: 1 },
   );
   t.deepEqual(argumentsForSchema(undefined), {});
 });
