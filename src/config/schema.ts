@@ -77,6 +77,8 @@ export const capabilitiesSchema = z.strictObject({
   max_output_tokens: z.number().int().positive().optional(),
   context_window: z.number().int().positive().optional(),
   prompt_cache: z.boolean().optional(),
+  /** Anthropic-kind routes: the model takes output_config.format (else a forced tool carries the JSON). */
+  structured_outputs: z.boolean().optional(),
   // image
   references: z.boolean().optional(),
   sizes: z.array(z.string()).optional(),

@@ -86,6 +86,23 @@ export type ToolChoice =
   | { readonly type: 'required' }
   | { readonly type: 'tool'; readonly name: string };
 
+/**
+ * Structured output the client asked for (OpenAI `response_format` / Responses `text.format` /
+ * Anthropic `output_config.format`): any JSON object, or an instance of a JSON schema. The
+ * answer is still TEXT content (the JSON); how an upstream is made to produce it is the
+ * adapter's business (passed through, native format, or a forced tool turned back into text).
+ */
+export type ResponseFormat =
+  | { readonly type: 'json_object' }
+  | {
+      readonly type: 'json_schema';
+      /** OpenAI requires one; dialects without a name (Anthropic) use `response`. */
+      readonly name: string;
+      readonly schema: Record<string, unknown>;
+      readonly strict?: boolean;
+      readonly description?: string;
+    };
+
 export interface ChatRequest {
   /** The catalog id the client asked for (after alias resolution: the model's id). */
   readonly model: string;
@@ -115,6 +132,8 @@ export interface ChatRequest {
   readonly stream: boolean;
   /** OpenAI stream_options.include_usage. */
   readonly includeUsage: boolean;
+  /** Structured output; absent for plain text (the common case costs nothing). */
+  readonly responseFormat?: ResponseFormat;
 }
 
 // ---------------------------------------------------------------- result and stream
@@ -200,4 +219,10 @@ export interface ModelCapabilities {
   readonly vision: boolean;
   readonly tools: boolean;
   readonly maxOutputTokens: number;
+  /**
+   * The upstream produces JSON-schema output natively (catalog `structured_outputs`). Read by
+   * Anthropic-kind adapters only (native `output_config.format` instead of a forced tool);
+   * OpenAI-kind upstreams always get `response_format` as sent.
+   */
+  readonly structuredOutputs?: boolean;
 }

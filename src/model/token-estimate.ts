@@ -26,6 +26,8 @@ export function measureInput(request: ChatRequest): InputSize {
   let images = 0;
   for (const part of request.system) characters += part.text.length;
   for (const tool of request.tools) characters += tool.name.length + (tool.description?.length ?? 0) + jsonTextLength(tool.parameters);
+  // A schema goes upstream too (as response_format, output_config.format or a tool) and is billed as input.
+  if (request.responseFormat?.type === 'json_schema') characters += jsonTextLength(request.responseFormat.schema);
   for (const message of request.messages) {
     for (const part of message.content) {
       switch (part.type) {

@@ -51,6 +51,7 @@ export function capabilitiesOf(model: CatalogModel): ModelCapabilities {
     vision: c.vision ?? false,
     tools: c.tools ?? false,
     maxOutputTokens: c.max_output_tokens ?? defaultMaxOutputTokens,
+    structuredOutputs: c.structured_outputs ?? false,
   };
 }
 
@@ -259,7 +260,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
       pending = [];
       try {
         const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
-        const parser = adapter.createStreamParser(target);
+        const parser = adapter.createStreamParser(target, request);
         await readEvents((event) => handle(parser.push(event)));
         handle(parser.end());
         lastError = undefined;

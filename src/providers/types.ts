@@ -60,7 +60,8 @@ export class UpstreamError extends Error {
 export interface ProviderAdapter {
   readonly kind: 'openai' | 'anthropic' | 'openai-compatible';
   buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
-  createStreamParser(target: UpstreamTarget): UpstreamStreamParser;
+  /** `request` as given to buildRequest: a parser may need to know what that request asked for (structured output). */
+  createStreamParser(target: UpstreamTarget, request: ChatRequest): UpstreamStreamParser;
   /** Turns a non-2xx upstream response into an UpstreamError. */
   parseError(status: number, bodyText: string): UpstreamError;
 }

@@ -15,6 +15,7 @@ test('each upstream kind has its adapter; the simulator speaks Anthropic message
 test('every parser is fresh: two streams never share state', (t) => {
   for (const adapter of [openaiAdapter, openaiCompatibleAdapter, anthropicAdapter]) {
     const target = { model: 'm', baseUrl: 'http://127.0.0.1:1', capabilities: { reasoningEfforts: [], canDisableReasoning: false, vision: false, tools: false, maxOutputTokens: 10 }, maxOutputTokens: 10, search: false };
-    t.not(adapter.createStreamParser(target), adapter.createStreamParser(target));
+    const request = { model: 'm', system: [], messages: [], tools: [], stop: [], stream: true, includeUsage: false };
+    t.not(adapter.createStreamParser(target, request), adapter.createStreamParser(target, request));
   }
 });

@@ -3,8 +3,9 @@
 //   request-*.json  { request, target?, upstream, url?, headers? }
 //                   a ChatRequest (fields omitted: empty/false defaults) and the body (and,
 //                   when given, URL and headers) the adapter must send upstream
-//   stream-*.json   { target?, events, parts, error? }
-//                   upstream SSE events and the StreamParts they parse into, end() included;
+//   stream-*.json   { target?, request?, events, parts, error? }
+//                   upstream SSE events and the StreamParts they parse into, end() included
+//                   (`request`: what the request asked for, when the parsing depends on it);
 //                   `error`: the UpstreamError the parser throws after `parts`
 //   error-*.json    { status, body, error }
 //                   a non-2xx answer (body: text, or JSON written as an object) and its UpstreamError
@@ -35,6 +36,7 @@ interface RequestFixture {
 
 interface StreamFixture {
   target?: Partial<UpstreamTarget>;
+  request?: Partial<ChatRequest>;
   events: SseEvent[];
   parts: StreamPart[];
   error?: ExpectedError;
@@ -58,8 +60,13 @@ export function upstreamTarget(defaults: UpstreamTarget, fields: Partial<Upstrea
 }
 
 /** Everything the parser emits for `events`, end() included, and what it threw, if anything. */
-export function parseEvents(adapter: ProviderAdapter, target: UpstreamTarget, events: readonly SseEvent[]): { parts: StreamPart[]; error?: unknown } {
-  const parser = adapter.createStreamParser(target);
+export function parseEvents(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  events: readonly SseEvent[],
+  request: ChatRequest = chatRequest({}),
+): { parts: StreamPart[]; error?: unknown } {
+  const parser = adapter.createStreamParser(target, request);
   const parts: StreamPart[] = [];
   try {
     for (const event of events) parts.push(...parser.push(event));
@@ -95,8 +102,8 @@ export function testFixtures(adapterName: string, adapter: ProviderAdapter, defa
       });
     } else if (file.startsWith('stream-')) {
       test(name, (t) => {
-        const { target, events, parts, error } = fixture as StreamFixture;
-        const result = parseEvents(adapter, upstreamTarget(defaultTarget, target), events);
+        const { target, request, events, parts, error } = fixture as StreamFixture;
+        const result = parseEvents(adapter, upstreamTarget(defaultTarget, target), events, chatRequest(request ?? {}));
         t.deepEqual(result.parts, parts);
         if (error) {
           t.true(result.error instanceof UpstreamError, String(result.error));

@@ -10,6 +10,7 @@ import type {
   ChatRequest,
   ImagePart,
   ReasoningEffort,
+  ResponseFormat,
   TextPart,
   ToolChoice,
   UserContentPart,
@@ -18,6 +19,7 @@ import { normalizeReasoningEffort } from '../../model/reasoning.js';
 import { RequestValidationError, invalid, validate } from '../../validation/zod-details.js';
 import { isDataUrl, parseDataUrl } from '../shared/data-url.js';
 import { withoutUndefined } from '../shared/objects.js';
+import { jsonSchemaFormat } from '../shared/response-format.js';
 import { chatCompletionsRequestSchema, type ChatCompletionsBody, type ChatCompletionsMessage } from './schema.js';
 
 type Loc = (string | number)[];
@@ -32,10 +34,6 @@ export function decodeChatCompletionsRequest(body: unknown): ChatRequest {
         ? { loc, msg: 'Input should be less than or equal to 1 (one choice per request)', type: 'less_than_equal', input: input.n, ctx: { le: 1 } }
         : { loc, msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: input.n, ctx: { ge: 1 } },
     ]);
-  }
-  const format = input.response_format?.type;
-  if (format !== undefined && format !== 'text') {
-    throw invalid(['body', 'response_format', 'type'], `response_format '${format}' is not supported yet; ask for JSON in the prompt or use a tool`, format);
   }
 
   const system: TextPart[] = [];
@@ -64,7 +62,13 @@ export function decodeChatCompletionsRequest(body: unknown): ChatRequest {
     user: input.user ?? input.safety_identifier ?? undefined,
     stream: input.stream ?? false,
     includeUsage: input.stream_options?.include_usage ?? false,
+    responseFormat: decodeResponseFormat(input.response_format),
   });
+}
+
+function decodeResponseFormat(format: ChatCompletionsBody['response_format']): ResponseFormat | undefined {
+  if (format == null || format.type === 'text') return undefined;
+  return format.type === 'json_object' ? { type: 'json_object' } : jsonSchemaFormat(format.json_schema);
 }
 
 function decodeEffort(effort: ChatCompletionsBody['reasoning_effort']): ReasoningEffort | undefined {

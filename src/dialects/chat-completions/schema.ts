@@ -1,11 +1,12 @@
 // The OpenAI Chat Completions request body (wire-formats §1), as zod schemas. Non-strict:
 // unknown fields are ignored, as OpenAI ignores them. Nullable fields accept null (Python
 // clients send None), which decodes like an absent field. Parts of the body that are
-// accepted by the schema but not by the gateway (audio and file parts, structured output)
+// accepted by the schema but not by the gateway (audio and file parts)
 // are refused by the decoder with a precise location.
 import { acceptedReasoningEfforts } from '../../model/reasoning.js';
 import { z } from 'zod';
 import { byJsonType } from '../shared/json-type-union.js';
+import { jsonSchemaFields } from '../shared/response-format.js';
 import { taggedUnion } from '../shared/tagged-union.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
@@ -74,6 +75,13 @@ const toolChoice = byJsonType(
 
 const positiveInt = z.number().int().positive();
 
+/** Structured output; `json_schema` nests its fields (the Responses API keeps them flat). */
+const responseFormat = taggedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({ type: z.literal('json_schema'), json_schema: z.object(jsonSchemaFields) }),
+]);
+
 
 export const chatCompletionsRequestSchema = z.object({
   model: z.string().min(1),
@@ -93,7 +101,7 @@ export const chatCompletionsRequestSchema = z.object({
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   n: z.number().int().nullish(),
-  response_format: z.object({ type: z.string() }).loose().nullish(),
+  response_format: responseFormat.nullish(),
 });
 
 export type ChatCompletionsBody = z.output<typeof chatCompletionsRequestSchema>;

@@ -10,6 +10,7 @@ import type {
   ChatRequest,
   ImagePart,
   ReasoningEffort,
+  ResponseFormat,
   TextPart,
   ToolChoice,
   UserContentPart,
@@ -17,6 +18,7 @@ import type {
 import { effortForBudget, normalizeReasoningEffort } from '../../model/reasoning.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { withoutUndefined } from '../shared/objects.js';
+import { defaultFormatName } from '../shared/response-format.js';
 import { countTokensRequestSchema, messagesRequestSchema, type MessagesBody, type MessagesContentBlock } from './schema.js';
 
 type Loc = (string | number)[];
@@ -31,10 +33,6 @@ export function decodeCountTokensRequest(body: unknown): ChatRequest {
 }
 
 function decodeBody(input: MessagesBody): ChatRequest {
-  const format = input.output_config?.format?.type;
-  if (format !== undefined) {
-    throw invalid(['body', 'output_config', 'format'], `output_config.format '${format}' (structured output) is not supported yet; use a tool instead`, format);
-  }
   const system: TextPart[] = input.system == null ? [] : textParts(input.system);
   const messages: ChatMessage[] = [];
   input.messages.forEach((message, i) => {
@@ -72,7 +70,14 @@ function decodeBody(input: MessagesBody): ChatRequest {
     user: input.metadata?.user_id ?? undefined,
     stream: input.stream ?? false,
     includeUsage: false,
+    responseFormat: decodeOutputFormat(input),
   });
+}
+
+/** output_config.format, else the beta's output_format (the SDK's parser reads them in the other order; both at once is not a thing clients do). */
+function decodeOutputFormat(input: MessagesBody): ResponseFormat | undefined {
+  const format = input.output_config?.format ?? input.output_format;
+  return format == null ? undefined : { type: 'json_schema', name: defaultFormatName, schema: format.schema };
 }
 
 function decodeEffort(input: MessagesBody): ReasoningEffort | undefined {

@@ -78,10 +78,13 @@ const thinking = taggedUnion('type', [
   z.object({ type: z.literal(['adaptive', 'between_tools']) }),
 ]);
 
+/** Anthropic structured output: the only format type is json_schema, and its schema is required. */
+const outputFormat = z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) });
+
 const outputConfig = z.object({
   // A hint (coding agents send it on every request): every spec name and alias is accepted.
   effort: z.enum(acceptedReasoningEfforts).nullish(),
-  format: z.object({ type: z.string() }).loose().nullish(),
+  format: outputFormat.nullish(),
 });
 
 const commonFields = {
@@ -95,6 +98,8 @@ const commonFields = {
   top_p: z.number().min(0).max(1).nullish(),
   thinking: thinking.nullish(),
   output_config: outputConfig.nullish(),
+  /** The structured-outputs beta's field (SDK `beta.messages`), since replaced by output_config.format. */
+  output_format: outputFormat.nullish(),
   metadata: z.object({ user_id: z.string().nullish() }).loose().nullish(),
 };
 

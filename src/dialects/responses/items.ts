@@ -1,7 +1,7 @@
 // Building blocks of the Responses wire objects, shared by the non-streaming result and the
 // stream encoder so that `response.completed` carries exactly what a non-streaming client
 // would have received (same item ids, same echo fields, same usage).
-import type { ChatRequest, Citation, FinishReason, ReasoningPart, RedactedReasoningPart, ToolChoice, Usage } from '../../model/chat.js';
+import type { ChatRequest, Citation, FinishReason, ReasoningPart, RedactedReasoningPart, ResponseFormat, ToolChoice, Usage } from '../../model/chat.js';
 
 /**
  * Redacted reasoning (Anthropic `redacted_thinking`) travels in `encrypted_content` behind
@@ -126,6 +126,19 @@ export function errorCodeOf(type: string): string {
   return type === 'invalid_request_error' ? 'invalid_prompt' : type === 'rate_limit_error' ? 'rate_limit_exceeded' : 'server_error';
 }
 
+/** `text.format` as the request gave it (OpenAI echoes it; a json_schema format with its strict flag). */
+function encodeTextFormat(format: ResponseFormat | undefined): Record<string, unknown> {
+  if (format === undefined) return { type: 'text' };
+  if (format.type === 'json_object') return { type: 'json_object' };
+  return {
+    type: 'json_schema',
+    name: format.name,
+    schema: format.schema,
+    strict: format.strict ?? null,
+    ...(format.description !== undefined ? { description: format.description } : {}),
+  };
+}
+
 /**
  * The Response object with every field the SDK types expect, echoing the request.
  * The endpoint is stateless: `store` is always false and nothing refers to earlier responses.
@@ -157,7 +170,7 @@ export function responseObject(request: ChatRequest, id: string, createdAt: numb
     previous_response_id: null,
     reasoning: { effort: request.reasoningEffort ?? null, summary: null },
     store: false,
-    text: { format: { type: 'text' as const } },
+    text: { format: encodeTextFormat(request.responseFormat) },
     truncation: 'disabled' as const,
     usage: null as ReturnType<typeof encodeUsage> | null,
     ...(request.user !== undefined ? { user: request.user } : {}),

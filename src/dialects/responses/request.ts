@@ -20,6 +20,8 @@ import type {
   UserContentPart,
 } from '../../model/chat.js';
 import { invalid, RequestValidationError, toDetail, validate, type ValidationDetail } from '../../validation/zod-details.js';
+import { byJsonType } from '../shared/json-type-union.js';
+import { decodeFlatFormat, flatFormatSchema } from '../shared/response-format.js';
 import { redactedPrefix } from './items.js';
 
 type Loc = (string | number)[];
@@ -40,7 +42,7 @@ const bodySchema = z.object({
   safety_identifier: z.string().nullish(),
   stream: z.boolean().nullish(),
   // The spec allows a string (plain text output, as no `format` means) or the object.
-  text: z.union([z.string(), z.object({ format: z.object({ type: z.string() }).nullish() })]).nullish(),
+  text: byJsonType({ string: z.string(), object: z.object({ format: flatFormatSchema.nullish() }) }, 'a string or an object').nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),
   conversation: z.unknown().optional(),
@@ -319,10 +321,6 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
   }
 
   const problems = new Problems();
-  const format = typeof body.text === 'string' ? undefined : body.text?.format?.type;
-  if (format !== undefined && format !== 'text') {
-    problems.add(['body', 'text', 'format', 'type'], `text.format type '${format}' is not supported yet; only 'text' is`, format);
-  }
   const tools = decodeTools(body.tools ?? [], problems);
   const toolChoice = decodeToolChoice(body.tool_choice, tools, problems);
   const { system, messages } = decodeInput(body.input, problems);
@@ -330,6 +328,7 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
 
   const instructions: TextPart[] = body.instructions ? [{ type: 'text', text: body.instructions }] : [];
   const user = body.user ?? body.safety_identifier ?? undefined;
+  const responseFormat = typeof body.text === 'string' ? undefined : decodeFlatFormat(body.text?.format);
   return {
     model: body.model,
     system: [...instructions, ...system],
@@ -345,5 +344,6 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
     ...(user !== undefined ? { user } : {}),
     stream: body.stream ?? false,
     includeUsage: true,
+    ...(responseFormat ? { responseFormat } : {}),
   };
 }

@@ -2,12 +2,13 @@
 // Anthropic Messages at `${baseUrl}/v1/messages`.
 import type { ProviderAdapter } from '../types.js';
 import { errorFromResponse } from '../shared/upstream-errors.js';
+import { outputToolName } from './output-tool.js';
 import { buildMessagesRequest } from './request.js';
 import { MessagesStreamParser } from './stream.js';
 
 export const anthropicAdapter: ProviderAdapter = {
   kind: 'anthropic',
   buildRequest: buildMessagesRequest,
-  createStreamParser: () => new MessagesStreamParser(),
+  createStreamParser: (target, request) => new MessagesStreamParser(request.responseFormat ? outputToolName(request, target) : undefined),
   parseError: errorFromResponse,
 };

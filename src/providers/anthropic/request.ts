@@ -2,14 +2,16 @@
 // Lossy, where Anthropic has no slot:
 //   - a tool's `strict` flag is not sent (not every Anthropic deployment takes it);
 //   - temperature and top_p are left out while thinking is on (Anthropic refuses them then);
+//   - structured output: native output_config.format, or a forced output tool (output-tool.ts);
 //   - thinking is left off when tool_choice forces a tool (Anthropic refuses that pair): the
 //     client's tool choice is the contract, the effort a preference; and when the tool turn
 //     being answered has no thinking block (it came from another upstream), see below.
-import type { ChatRequest, ToolChoice } from '../../model/chat.js';
+import type { ChatRequest, ToolChoice, ToolDefinition } from '../../model/chat.js';
 import { budgetForEffort } from '../../model/reasoning.js';
 import type { UpstreamHttpRequest, UpstreamTarget } from '../types.js';
 import { markConversationPrefix, markLast } from './cache-control.js';
 import { toAnthropicMessages, type AnthropicMessage } from './messages.js';
+import { outputTool, outputToolChoice, outputToolName } from './output-tool.js';
 
 export const anthropicVersion = '2023-06-01';
 
@@ -24,19 +26,20 @@ export function buildMessagesRequest(request: ChatRequest, target: UpstreamTarge
   if (system.length > 0) body.system = markLast(system);
   const messages = toAnthropicMessages(request.messages);
   body.messages = markConversationPrefix(messages);
-  if (request.tools.length > 0) {
-    body.tools = markLast(
-      request.tools.map((tool) => ({
-        name: tool.name,
-        ...(tool.description !== undefined ? { description: tool.description } : {}),
-        input_schema: { type: 'object', ...tool.parameters },
-      })),
-    );
+  const outputName = request.responseFormat ? outputToolName(request, target) : undefined;
+  if (outputName !== undefined) {
+    body.tools = markLast([...request.tools.map(toolOf), outputTool(request.responseFormat!, outputName)]);
+    body.tool_choice = outputToolChoice(request, outputName);
+  } else if (request.tools.length > 0) {
+    body.tools = markLast(request.tools.map(toolOf));
     const toolChoice = toolChoiceOf(request.toolChoice, request.parallelToolCalls);
     if (toolChoice) body.tool_choice = toolChoice;
   }
   if (request.stop.length > 0) body.stop_sequences = request.stop;
-  const thinking = thinkingFor(request, target, messages);
+  if (request.responseFormat && outputName === undefined) {
+    body.output_config = { ...(body.output_config as Record<string, unknown> | undefined), format: { type: 'json_schema', schema: (request.responseFormat as { schema: unknown }).schema } };
+  }
+  const thinking = thinkingFor(request, target, messages, outputName !== undefined);
   if (thinking) body.thinking = thinking;
   if (thinking?.type !== 'enabled') {
     if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -62,6 +65,14 @@ function messagesUrl(baseUrl: string): string {
   return base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`;
 }
 
+function toolOf(tool: ToolDefinition): Record<string, unknown> {
+  return {
+    name: tool.name,
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    input_schema: { type: 'object', ...tool.parameters },
+  };
+}
+
 function toolChoiceOf(choice: ToolChoice | undefined, parallelToolCalls: boolean | undefined): Record<string, unknown> | undefined {
   // `none` takes no disable_parallel_tool_use (no calls, nothing to serialize).
   if (choice?.type === 'none') return { type: 'none' };
@@ -82,11 +93,11 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallelToolCalls: boolean
  * max_tokens (omitted when no budget of at least 1024 fits); 'off' → thinking disabled.
  * Without an effort the model's default applies (Anthropic's: no thinking).
  */
-function thinkingFor(request: ChatRequest, target: UpstreamTarget, messages: readonly AnthropicMessage[]): Thinking | undefined {
+function thinkingFor(request: ChatRequest, target: UpstreamTarget, messages: readonly AnthropicMessage[], outputToolForced: boolean): Thinking | undefined {
   const effort = request.reasoningEffort;
   if (effort === undefined || target.capabilities.reasoningEfforts.length === 0) return undefined;
   if (effort === 'off') return { type: 'disabled' };
-  const forcesTool = request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool';
+  const forcesTool = outputToolForced || request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool';
   if (forcesTool || continuesUnthoughtToolTurn(messages)) return undefined;
   const budget = budgetForEffort(effort, target.maxOutputTokens);
   return budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget };

@@ -28,6 +28,11 @@ export class MessagesStreamParser implements UpstreamStreamParser {
   private stopReason: string | null | undefined;
   private stopSequence: string | null = null;
   private finished = false;
+  /** Whether a tool_use block of a client tool was seen (then `tool_use` means tool calls). */
+  private calledClientTool = false;
+
+  /** `outputToolName`: the forced output tool of a structured-output request, read as text. */
+  constructor(private readonly outputToolName?: string) {}
 
   push(event: SseEvent): StreamPart[] {
     if (this.finished || event.data.trim() === '') return [];
@@ -105,6 +110,14 @@ export class MessagesStreamParser implements UpstreamStreamParser {
         // Complete in its start event; its content_block_stop adds nothing.
         return [{ type: 'redacted_reasoning', index: open('redacted'), data: stringOf(block.data) ?? '' }];
       case 'tool_use': {
+        if (this.outputToolName !== undefined && block.name === this.outputToolName) {
+          const index = open('text');
+          const input = objectOf(block.input);
+          const parts: StreamPart[] = [{ type: 'text_start', index }];
+          if (input && Object.keys(input).length > 0) parts.push({ type: 'text_delta', index, text: JSON.stringify(input) });
+          return parts;
+        }
+        this.calledClientTool = true;
         const index = open('tool');
         const parts: StreamPart[] = [{ type: 'tool_call_start', index, id: stringOf(block.id) ?? '', name: stringOf(block.name) ?? '' }];
         // Always {} in practice (the arguments follow as input_json_delta).
@@ -137,7 +150,8 @@ export class MessagesStreamParser implements UpstreamStreamParser {
       }
       case 'input_json_delta': {
         const fragment = stringOf(delta.partial_json);
-        return fragment ? [{ type: 'tool_call_delta', index, argumentsDelta: fragment }] : [];
+        if (!fragment) return [];
+        return block.kind === 'text' ? [{ type: 'text_delta', index, text: fragment }] : [{ type: 'tool_call_delta', index, argumentsDelta: fragment }];
       }
       case 'citations_delta': {
         const citation = citationOf(objectOf(delta.citation));
@@ -172,9 +186,10 @@ export class MessagesStreamParser implements UpstreamStreamParser {
     this.blocks.clear();
     this.finished = true;
     const raw = this.stopReason ?? null;
+    const answeredByOutputTool = raw === 'tool_use' && this.outputToolName !== undefined && !this.calledClientTool;
     parts.push({
       type: 'finish',
-      finishReason: finishReasonOf(raw),
+      finishReason: answeredByOutputTool ? 'stop' : finishReasonOf(raw),
       rawFinishReason: raw,
       ...(this.stopSequence !== null ? { stopSequence: this.stopSequence } : {}),
     });

@@ -1,7 +1,7 @@
 // ChatRequest → the upstream Chat Completions request (wire-formats §1), always streamed with
 // usage. Shared by the openai and openai-compatible adapters; the options carry where their
 // wires differ.
-import type { ChatRequest, ModelCapabilities, ReasoningEffort, ToolChoice } from '../../model/chat.js';
+import type { ChatRequest, ModelCapabilities, ReasoningEffort, ResponseFormat, ToolChoice } from '../../model/chat.js';
 import type { UpstreamHttpRequest, UpstreamTarget } from '../types.js';
 import { toChatCompletionsMessages, type MessageOptions } from './messages.js';
 
@@ -36,6 +36,7 @@ export function buildChatCompletionsRequest(request: ChatRequest, target: Upstre
   if (request.user !== undefined) body.user = request.user;
   const effort = reasoningEffortFor(request.reasoningEffort, target.capabilities);
   if (effort !== undefined) body.reasoning_effort = effort;
+  if (request.responseFormat) body.response_format = responseFormatOf(request.responseFormat);
   body.stream = true;
   body.stream_options = { include_usage: true };
 
@@ -46,6 +47,20 @@ export function buildChatCompletionsRequest(request: ChatRequest, target: Upstre
       ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
     },
     body,
+  };
+}
+
+/** Structured output goes up as sent: the Chat Completions `response_format` is this wire's own. */
+function responseFormatOf(format: ResponseFormat): Record<string, unknown> {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: format.name,
+      ...(format.description !== undefined ? { description: format.description } : {}),
+      schema: format.schema,
+      ...(format.strict !== undefined ? { strict: format.strict } : {}),
+    },
   };
 }
 
