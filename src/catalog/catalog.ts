@@ -88,6 +88,15 @@ export class Catalog {
   }
 }
 
+/**
+ * The catalog's `type` is one of the spec's eight values; strict clients reject anything else.
+ * Decision models (a type of the config, for routing /v1/decisions) are listed as `text` — they
+ * read text and answer typed judgments — with `capabilities.decisions: true`.
+ */
+function publicType(type: ModelConfig['type']): string {
+  return type === 'decision' ? 'text' : type;
+}
+
 function buildModel(model: ModelConfig, config: Config): CatalogModel {
   const declared = model.routes ?? (model.route ? [model.route] : []);
   const routes = declared
@@ -100,13 +109,13 @@ function buildModel(model: ModelConfig, config: Config): CatalogModel {
     created: model.created ?? defaultCreated,
     owned_by: model.owned_by ?? (model.id.includes('/') ? model.id.split('/')[0] : 'gateway'),
     name: model.name,
-    type: model.type,
+    type: publicType(model.type),
     aliases: model.aliases,
     pricing: publicPricing(model.pricing, config.currency.usdRub),
   };
   if (model.description) publicObject.description = model.description;
   if (model.deprecated) publicObject.deprecated = true;
-  if (model.type === 'text' || model.type === 'search') {
+  if (model.type === 'text' || model.type === 'search' || model.type === 'decision') {
     publicObject.capabilities = {
       reasoning_efforts: capabilities.reasoning_efforts ?? [],
       can_disable_reasoning: capabilities.can_disable_reasoning ?? false,
@@ -114,6 +123,8 @@ function buildModel(model: ModelConfig, config: Config): CatalogModel {
       tools: capabilities.tools ?? false,
       max_output_tokens: capabilities.max_output_tokens ?? null,
       context_window: capabilities.context_window ?? null,
+      // A decision model is listed as `text` (see publicType); this says it serves /v1/decisions only.
+      ...(model.type === 'decision' ? { decisions: true } : {}),
     };
   } else if (Object.keys(capabilities).length > 0) {
     publicObject.capabilities = capabilities;

@@ -33,3 +33,18 @@ testOnBackends('embeddings: token arrays [1,2,3] and [[1,2,3],[4,5]] are embedde
     t.is(refused.status, 422, JSON.stringify(input));
   }
 });
+
+testOnBackends('catalog: every type is one of the spec eight; decision models are `text` with capabilities.decisions', async (t, database) => {
+  const { openai } = await setup(t, database);
+  const models = (await openai.models.list()).data as unknown as { id: string; type: string; capabilities?: Record<string, unknown> }[];
+  const specTypes = ['text', 'search', 'image', 'video', 'music', 'tts', 'stt', 'embeddings'];
+  for (const model of models) t.true(specTypes.includes(model.type), `${model.id}: ${model.type}`);
+  const decision = models.find((model) => model.id === 'sim/decision')!;
+  t.is(decision.type, 'text');
+  t.is(decision.capabilities!.decisions, true);
+  t.false('decisions' in models.find((model) => model.id === 'sim/chat')!.capabilities!);
+  // It still answers /v1/decisions, and a chat request names what it is for.
+  const refused = (await t.throwsAsync(openai.chat.completions.create({ model: 'sim/decision', messages: [{ role: 'user', content: 'hi' }] }))) as any;
+  t.is(refused.status, 422);
+  t.regex(refused.message, /decision model/);
+});
