@@ -55,11 +55,14 @@ export class HoldOwner {
 
   /** Beats and sweeps every heartbeat interval until stop(); the first sweep runs now. */
   start(): void {
+    let busy = false;
     const tick = () => {
-      this.ticking = this.ticking.then(async () => {
+      if (busy) return; // a beat waiting on a hung connection: the next tick is skipped, not queued
+      busy = true;
+      this.ticking = (async () => {
         await this.beat();
         await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'hold owner sweep failed'));
-      });
+      })().finally(() => (busy = false));
     };
     this.timer = setInterval(tick, this.options.heartbeatMs);
     this.timer.unref();
