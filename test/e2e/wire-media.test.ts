@@ -1,10 +1,11 @@
 // Issue 14, media wire facts through the official OpenAI SDK over the simulator: embeddings of
 // token arrays (item 10), the spec's vendor ids on a fresh install (item 13), the catalog's
 // types (item 11).
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { startGateway } from '../helpers/gateway.js';
+import { api } from '../helpers/jobs.js';
 
 async function setup(t: Parameters<Parameters<typeof testOnBackends>[1]>[0], database: TestDatabase) {
   const gateway = await startGateway(t, database);
@@ -47,4 +48,22 @@ testOnBackends('catalog: every type is one of the spec eight; decision models ar
   const refused = (await t.throwsAsync(openai.chat.completions.create({ model: 'sim/decision', messages: [{ role: 'user', content: 'hi' }] }))) as any;
   t.is(refused.status, 422);
   t.regex(refused.message, /decision model/);
+});
+
+testOnBackends("a fresh install answers the spec's vendor ids with the simulator's models: embeddings, speech, transcription, music", async (t, database) => {
+  const { gateway, client, openai } = await setup(t, database);
+  for (const model of ['text-embedding-3-small', 'text-embedding-3-large']) {
+    const embedded = await openai.embeddings.create({ model, input: 'hello' });
+    t.is(embedded.data[0]!.embedding.length, 1536, model);
+  }
+  const speech = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.' });
+  const audio = Buffer.from(await speech.arrayBuffer());
+  t.true(audio.length > 1000);
+  const transcript = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(audio, 'hello.mp3', { type: 'audio/mpeg' }) });
+  t.is(typeof transcript.text, 'string');
+  for (const model of ['suno-v4.5', 'suno-v5', 'suno-instrumental', 'suno-instrumental-pro']) {
+    const quote = await api(gateway, client.key, 'POST', '/v1/audio/music/price', { model, mode: 'simple', prompt: 'night roads' });
+    t.is(quote.status, 200, model);
+    t.is(quote.body.price_rub, '7.2000', model);
+  }
 });
