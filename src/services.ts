@@ -1,10 +1,9 @@
 // Wires the long-lived services of a process from the frozen config, once. Commands and the
 // HTTP app receive this object; nothing below reads the config file or the environment.
-import type { createClient } from '@redis/client';
 import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './auth/rate-limiter.js';
+import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
 import { PendingSettles } from './billing/pending-settles.js';
@@ -17,6 +16,7 @@ import { Metrics } from './observability/metrics.js';
 import type { Upstream } from './providers/http-transport.js';
 import { createUpstreams, needsSimulator } from './providers/upstreams.js';
 import { createKeyv } from './cache/keyv.js';
+import { openRedisConnection, redactRedisUrl as redactRedisUrlOf, type RedisConnection } from './cache/redis-connection.js';
 import { LocalBlobStore } from './storage/blob-store.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
@@ -38,6 +38,8 @@ export interface Services {
 
 export interface ServerServices extends Services {
   readonly rateLimiter: RateLimiter;
+  /** The shared Redis connection when cache.url is redis:// (readiness checks it). */
+  readonly redis: RedisConnection | undefined;
   readonly metrics: Metrics;
   readonly requestLog: BatchedInserter<RequestLogEntry>;
   readonly usageRecords: BatchedInserter<UsageRecord>;
@@ -111,24 +113,29 @@ export async function openServerServices(
 ): Promise<ServerServices> {
   // A serving process (serve, worker, tests) migrates at start, so it may create the database.
   const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true, createDatabase: true });
+  // Redis and the simulator are loaded only by processes that use them (a few MB of heap each).
+  const { timeoutMs, onUnavailable } = config.cache;
+  const redis = config.cache.url.startsWith('redis')
+    ? await openRedisConnection(config.cache.url, {
+        timeoutMs,
+        logger: base.logger,
+        onUnreachableAtStart: (reason) =>
+          base.logger.warn(
+            { cache: redactRedisUrlOf(config.cache.url), reason, on_unavailable: onUnavailable },
+            `Redis at ${redactRedisUrlOf(config.cache.url)} is unreachable (${reason}); starting with cache.on_unavailable=${onUnavailable} (${
+              onUnavailable === 'open' ? 'each process limits keys on its own' : 'keyed requests get 503'
+            }) and reconnecting in the background`,
+          ),
+      })
+    : undefined;
   let rateLimiter: RateLimiter;
-  let redis: ReturnType<typeof createClient> | undefined;
-  if (options.rateLimiter) {
-    rateLimiter = options.rateLimiter;
-  } else if (config.cache.url.startsWith('redis')) {
-    // Redis and the simulator are loaded only by processes that use them (a few MB of heap each).
-    const { createClient } = await import('@redis/client');
-    redis = createClient({ url: config.cache.url });
-    redis.on('error', (error) => base.logger.error({ err: error }, 'redis connection error'));
-    await redis.connect();
-    rateLimiter = new RedisRateLimiter(redis);
-  } else {
-    rateLimiter = new MemoryRateLimiter();
-  }
+  if (options.rateLimiter) rateLimiter = options.rateLimiter;
+  else if (redis) rateLimiter = new RedisRateLimiterWithFallback(new RedisRateLimiter(redis.client), redis, onUnavailable);
+  else rateLimiter = new MemoryRateLimiter();
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
   const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
-  const prefixStore = await createKeyv<number>(config.cache.url, 'prefix');
+  const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   const recordOptions = (table: string) => {
     metrics.recordsDropped.inc({ table }, 0); // the series exists (at 0) before anything is lost
@@ -151,11 +158,12 @@ export async function openServerServices(
   return {
     ...base,
     rateLimiter,
+    redis,
     metrics,
     requestLog,
     usageRecords,
     upstreams,
-    prefixTracker: new PrefixTracker(prefixStore),
+    prefixTracker: new PrefixTracker(prefixStore, redis ? (work) => redis.run(() => work()) : undefined),
     routeCooldowns: new Map(),
     files: openFiles(base),
     generations,
@@ -167,9 +175,8 @@ export async function openServerServices(
       await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs)]);
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
       await simulator?.close();
-      await prefixStore.disconnect().catch(() => undefined);
       await rateLimiter.close();
-      if (redis) await redis.quit().catch(() => undefined);
+      await redis?.close(); // the prefix store's client too
       await base.close();
     },
   };

@@ -4,6 +4,7 @@
 // request is never counted. In memory for one process; in Redis (one Lua script, atomic,
 // Redis's own clock) when several processes share the limit.
 import type { createClient } from '@redis/client';
+import { CacheUnavailableError, type RedisConnection } from '../cache/redis-connection.js';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -97,6 +98,37 @@ export class RedisRateLimiter implements RateLimiter {
       resetMs: Number(resetMs),
       retryAfterMs: Number(retryAfterMs),
     };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * The Redis limiter when Redis answers within `cache.timeout`; otherwise, by policy:
+ * "open" — this process's own in-memory limiter (each process then admits a key's whole
+ * allowance on its own until Redis is back), "closed" — CacheUnavailableError (a 503).
+ * While the connection is known to be down no command is tried at all.
+ */
+export class RedisRateLimiterWithFallback implements RateLimiter {
+  private readonly fallback = new MemoryRateLimiter();
+
+  constructor(
+    private readonly redis: RateLimiter,
+    private readonly connection: Pick<RedisConnection, 'isReady' | 'displayUrl' | 'run'>,
+    private readonly onUnavailable: 'open' | 'closed',
+  ) {}
+
+  async consume(keyId: string, requestsPerMinute: number): Promise<RateDecision> {
+    let failure: unknown;
+    if (this.connection.isReady) {
+      try {
+        return await this.connection.run(() => this.redis.consume(keyId, requestsPerMinute));
+      } catch (error) {
+        failure = error; // a timeout or a connection lost mid-command
+      }
+    }
+    if (this.onUnavailable === 'closed') throw failure instanceof CacheUnavailableError ? failure : new CacheUnavailableError(this.connection.displayUrl, failure);
+    return this.fallback.consume(keyId, requestsPerMinute);
   }
 
   async close(): Promise<void> {}

@@ -33,10 +33,15 @@ export interface ProviderConfig {
 
 export interface Config {
   readonly configPath: string | undefined;
-  readonly server: { readonly host: string; readonly port: number; readonly jsonLimitBytes: number; readonly streamKeepAliveMs: number };
+  readonly server: {
+    readonly host: string;
+    readonly port: number;
+    readonly jsonLimitBytes: number;
+    readonly streamKeepAliveMs: number;
+  };
   readonly dataDir: string;
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
-  readonly cache: { readonly url: string };
+  readonly cache: { readonly url: string; readonly timeoutMs: number; readonly onUnavailable: 'open' | 'closed' };
   readonly storage: { readonly dir: string; readonly tempTtlMs: number; readonly permanentQuotaBytes: number };
   readonly keys: { readonly prefix: string };
   readonly rateLimit: { readonly requestsPerMinute: number };
@@ -206,10 +211,15 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   }
   return {
     configPath,
-    server: { host: env.GATEWAY_HOST || file.server.host, port, jsonLimitBytes: parseSize(file.server.json_limit), streamKeepAliveMs: parseDuration(file.server.stream_keepalive) },
+    server: {
+      host: env.GATEWAY_HOST || file.server.host,
+      port,
+      jsonLimitBytes: parseSize(file.server.json_limit),
+      streamKeepAliveMs: parseDuration(file.server.stream_keepalive),
+    },
     dataDir,
     database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },
-    cache: { url: cacheUrl },
+    cache: { url: cacheUrl, timeoutMs: parseDuration(file.cache.timeout), onUnavailable: file.cache.on_unavailable },
     storage: {
       dir: env.GATEWAY_DATA_DIR || !file.storage.dir ? path.join(dataDir, 'files') : resolve(file.storage.dir),
       tempTtlMs: parseDuration(file.storage.temp_ttl),

@@ -144,6 +144,10 @@ export const configSchema = z.strictObject({
   cache: z
     .strictObject({
       url: z.string().regex(/^(memory|rediss?:\/\/.+)$/, 'expected "memory" or "redis://host:port"').default('memory'),
+      /** Longest wait for one Redis command before the cache counts as unavailable for that request. */
+      timeout: durationString.default('250ms'),
+      /** While Redis is unreachable: "open" limits each process on its own, "closed" answers 503. */
+      on_unavailable: z.enum(['open', 'closed']).default('open'),
     })
     .prefault({}),
   storage: z

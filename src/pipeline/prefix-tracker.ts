@@ -10,10 +10,29 @@ import { countTextTokens } from '../model/token-estimate.js';
 export const prefixTtlMs = 5 * 60_000;
 
 export class PrefixTracker {
-  constructor(private readonly store: Keyv<number>) {}
+  /**
+   * `guard` runs the store's work: over Redis it refuses at once while Redis is down and gives
+   * up after cache.timeout (redis-connection.ts); in memory it just runs it.
+   */
+  constructor(
+    private readonly store: Keyv<number>,
+    private readonly guard: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+  ) {}
 
-  /** Cached tokens for this request's longest remembered prefix (0 if none); remembers its prefixes. */
+  /**
+   * Cached tokens for this request's longest remembered prefix (0 if none); remembers its
+   * prefixes. A store that fails or times out counts as a miss: the client is charged the
+   * full input price, never more, and the request does not wait on the cache.
+   */
   async cachedTokens(modelId: string, request: ChatRequest): Promise<number> {
+    try {
+      return await this.guard(() => this.lookUpAndRemember(modelId, request));
+    } catch {
+      return 0;
+    }
+  }
+
+  private async lookUpAndRemember(modelId: string, request: ChatRequest): Promise<number> {
     const boundaries = prefixBoundaries(modelId, request);
     if (boundaries.length === 0) return 0;
     const seen = (await this.store.get(boundaries.map((b) => b.hash))) as (number | undefined)[];

@@ -12,6 +12,8 @@ export interface TcpProxy {
   readonly connectionsAccepted: number;
   /** Destroys every open connection; new ones are reset at once until `restore()`. */
   cut(): void;
+  /** Connections stay open but no byte passes either way (a hung server, a black-holed network) until `restore()`. */
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -19,7 +21,13 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let isCut = false;
+  let isStalled = false;
   let accepted = 0;
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  const connect = ([client, upstream]: [net.Socket, net.Socket]) => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -35,8 +43,10 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const upstream = net.connect({ host: targetHost, port: targetPort });
     track(client);
     track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    if (!isStalled) connect(pair);
+    client.once('close', () => pairs.delete(pair));
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
   });
@@ -56,8 +66,22 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       isCut = true;
       dropAll();
     },
+    stall() {
+      isStalled = true;
+      for (const [client, upstream] of pairs) {
+        // Unpiped and paused: bytes wait in the kernel's buffers, as on a stalled TCP path.
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
     restore() {
       isCut = false;
+      if (isStalled) {
+        isStalled = false;
+        for (const pair of pairs) connect(pair);
+      }
     },
     async close() {
       isCut = true;

@@ -2,6 +2,7 @@
 // a 429 with an integer Retry-After (1-60 s, rounded up) and retry-after-ms, which the SDKs
 // honour. Refused requests are not counted (GCRA only advances on admission).
 import type { Next } from 'koa';
+import { CacheUnavailableError, reconnectCapMs } from '../../cache/redis-connection.js';
 import type { ServerServices } from '../../services.js';
 import { ApiError } from '../errors.js';
 import type { Context } from '../state.js';
@@ -17,7 +18,18 @@ export function rateLimit(services: ServerServices) {
   const defaultRpm = services.config.rateLimit.requestsPerMinute;
   return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
     const apiKey = ctx.state.apiKey!;
-    const decision = await services.rateLimiter.consume(apiKey.id, apiKey.rpm ?? defaultRpm);
+    let decision;
+    try {
+      decision = await services.rateLimiter.consume(apiKey.id, apiKey.rpm ?? defaultRpm);
+    } catch (error) {
+      if (!(error instanceof CacheUnavailableError)) throw error;
+      // cache.on_unavailable: closed. Retry after the reconnect backoff's cap: by then another attempt was made.
+      throw new ApiError(503, 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.', {
+        code: 'rate_limiter_unavailable',
+        headers: { 'retry-after': String(Math.ceil(reconnectCapMs / 1000)) },
+        shouldRetry: true,
+      });
+    }
     ctx.set('x-ratelimit-limit-requests', String(decision.limit));
     ctx.set('x-ratelimit-remaining-requests', String(decision.remaining));
     ctx.set('x-ratelimit-reset-requests', formatReset(decision.resetMs));

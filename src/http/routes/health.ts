@@ -5,14 +5,31 @@ export const healthz: Handler = (ctx) => {
   ctx.body = { status: 'ok' };
 };
 
+/** Ready when the database answers and, if Redis is configured, Redis answers within cache.timeout. */
 export const readyz: Handler = async (ctx, services) => {
   try {
     await services.db.raw('select 1');
-    ctx.body = { status: 'ready' };
   } catch (error) {
     ctx.status = 503;
     ctx.body = { status: 'unavailable', reason: `database unreachable: ${(error as Error).message}` };
+    return;
   }
+  const { redis } = services;
+  if (redis) {
+    try {
+      await redis.ping();
+    } catch (error) {
+      ctx.status = 503;
+      const cause = (error as Error).cause;
+      const why = cause instanceof Error ? `: ${cause.message}` : '';
+      ctx.body = {
+        status: 'unavailable',
+        reason: `cache unreachable: Redis at ${redis.displayUrl}${why} (cache.on_unavailable=${services.config.cache.onUnavailable})`,
+      };
+      return;
+    }
+  }
+  ctx.body = { status: 'ready' };
 };
 
 export const metrics: Handler = async (ctx, services) => {

@@ -1,0 +1,197 @@
+// A Redis outage costs a keyed request at most cache.timeout, never a hang (before: every keyed
+// request waited for as long as Redis was down, and /readyz said ready). Redis sits behind a
+// loopback TCP proxy that the tests cut (connections reset and refused), stall (connections
+// open, no byte passes) and restore. Policies: "open" falls back to each process's own limiter,
+// "closed" answers 503 with Retry-After in the route's error dialect. Recovery needs no restart.
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test, { type ExecutionContext } from 'ava';
+import { parse } from 'yaml';
+import type { ChatRequest } from '../../src/model/chat.js';
+import { countRun, createTestDatabase, redisUrl, type TestDatabase } from '../helpers/backends.js';
+import { exampleConfigPath, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+const redisTest = redisUrl ? test : test.skip;
+if (!redisUrl) console.warn('GATEWAY_TEST_REDIS_URL is not set: the Redis outage tests are SKIPPED');
+
+/** The old behaviour was an answer only once Redis was back: any bound far above cache.timeout tells the two apart. */
+const answerBoundMs = 5_000;
+
+async function answeredWithin<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${answerBoundMs} ms`)), answerBoundMs)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startRedisGateway(t: ExecutionContext, database: TestDatabase, proxy: TcpProxy, onUnavailable: 'open' | 'closed'): Promise<TestGateway> {
+  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
+  return startGateway(t, database, {
+    env: { GATEWAY_CACHE_URL: `redis://127.0.0.1:${proxy.port}` },
+    raw: { ...raw, cache: { url: 'memory', timeout: '250ms', on_unavailable: onUnavailable } },
+  });
+}
+
+async function startRedisProxy(t: ExecutionContext): Promise<TcpProxy> {
+  const target = new URL(redisUrl!);
+  const proxy = await startTcpProxy(Number(target.port || 6379), target.hostname);
+  t.teardown(() => proxy.close());
+  return proxy;
+}
+
+const history = (gateway: TestGateway, key: string) =>
+  fetch(`${gateway.url}/v1/history?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as any,
+  }));
+
+const readyz = (gateway: TestGateway) => fetch(`${gateway.url}/readyz`).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+
+/** Polls /readyz until it has the status (each poll is an answer: /readyz itself is bounded by cache.timeout). */
+async function untilReady(gateway: TestGateway, status: number): Promise<{ status: number; body: any }> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const answer = await readyz(gateway);
+    if (answer.status === status) return answer;
+    await sleep(50);
+  }
+  throw new Error(`/readyz never answered ${status}`);
+}
+
+redisTest('on_unavailable=open: cut Redis → keyed requests answer 200 at once, each process limits on its own, /readyz 503; restored → limits shared again', async (t) => {
+  t.timeout(60_000);
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const proxy = await startRedisProxy(t);
+  const first = await startRedisGateway(t, database, proxy, 'open');
+  const second = await startRedisGateway(t, database, proxy, 'open');
+  t.deepEqual(await readyz(first), { status: 200, body: { status: 'ready' } });
+
+  proxy.cut();
+  const { key } = await first.newClient({ rpm: 2 });
+  const answer = await answeredWithin(history(first, key), 'keyed request with Redis cut');
+  t.is(answer.status, 200);
+  // The fallback still limits: each process admits the key's allowance on its own.
+  t.is((await history(first, key)).status, 200);
+  t.is((await history(first, key)).status, 429);
+  t.is((await history(second, key)).status, 200);
+  const notReady = await readyz(first);
+  t.is(notReady.status, 503);
+  t.is(notReady.body.status, 'unavailable');
+  t.is(notReady.body.reason, `cache unreachable: Redis at redis://127.0.0.1:${proxy.port} (cache.on_unavailable=open)`);
+
+  proxy.restore();
+  await untilReady(first, 200);
+  await untilReady(second, 200);
+  // Shared again: a 3-per-minute key gets 3 admissions across both processes, not 3 each.
+  const { key: shared } = await first.newClient({ rpm: 3 });
+  const statuses = [];
+  for (let index = 0; index < 6; index++) statuses.push((await history(index % 2 === 0 ? first : second, shared)).status);
+  t.deepEqual(statuses, [200, 200, 200, 429, 429, 429]);
+  countRun('redis');
+});
+
+redisTest('on_unavailable=open: a stalled Redis (connection open, no answer) costs a request cache.timeout, prefix lookups and chat included (a prompt-cache miss)', async (t) => {
+  t.timeout(60_000);
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const proxy = await startRedisProxy(t);
+  const gateway = await startRedisGateway(t, database, proxy, 'open');
+  const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const chat = () =>
+    fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'sim/chat',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'A first question that is long enough to be a prefix.' },
+          { role: 'assistant', content: 'A first answer.' },
+          { role: 'user', content: 'And another one?' },
+        ],
+      }),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+  // The gateway's own prompt-cache accounting (prefix-tracker.ts) over Redis.
+  const conversation = {
+    model: 'sim/chat',
+    system: [{ type: 'text' as const, text: `Be brief (${process.pid}-${Date.now()}).` }], // Redis outlives test runs
+    messages: [
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'A first question that is long enough to be a prefix.' }] },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'A first answer.' }] },
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'And another one?' }] },
+    ],
+    tools: [],
+    stop: [],
+    stream: false,
+    includeUsage: false,
+  } satisfies ChatRequest;
+  const tracker = gateway.services.prefixTracker;
+  t.is(await tracker.cachedTokens('sim/chat', conversation), 0);
+  const remembered = await tracker.cachedTokens('sim/chat', conversation);
+  t.true(remembered > 0, 'a prefix seen before is counted as cached while Redis answers');
+  t.is((await chat()).status, 200);
+
+  proxy.stall();
+  t.is((await answeredWithin(history(gateway, key), 'keyed request with Redis stalled')).status, 200);
+  t.is(await answeredWithin(tracker.cachedTokens('sim/chat', conversation), 'prefix lookup with Redis stalled'), 0, 'a lookup that cannot be made is a miss');
+  t.is((await answeredWithin(chat(), 'chat with Redis stalled')).status, 200);
+  const notReady = await answeredWithin(readyz(gateway), '/readyz with Redis stalled');
+  t.is(notReady.status, 503);
+  t.regex(notReady.body.reason, /^cache unreachable: Redis at redis:\/\/127\.0\.0\.1:\d+(: no answer within 250 ms)? \(cache\.on_unavailable=open\)$/);
+
+  proxy.restore();
+  await untilReady(gateway, 200);
+  t.is((await history(gateway, key)).status, 200);
+  t.is(await tracker.cachedTokens('sim/chat', conversation), remembered, 'the remembered prefix is found again');
+  countRun('redis');
+});
+
+redisTest('on_unavailable=closed: cut Redis → 503 with Retry-After in the route dialect (nothing held); restored → 200 without a restart', async (t) => {
+  t.timeout(60_000);
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const proxy = await startRedisProxy(t);
+  const gateway = await startRedisGateway(t, database, proxy, 'closed');
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  t.is((await history(gateway, key)).status, 200);
+
+  proxy.cut();
+  const refused = await answeredWithin(history(gateway, key), 'keyed request with Redis cut');
+  t.is(refused.status, 503);
+  t.is(refused.headers.get('retry-after'), '2');
+  t.is(refused.headers.get('x-should-retry'), 'true');
+  t.deepEqual(refused.body, {
+    error: {
+      message: 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.',
+      type: 'server_error',
+      param: null,
+      code: 'rate_limiter_unavailable',
+    },
+  });
+  const messages = await answeredWithin(
+    fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim/chat', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] }),
+    }),
+    '/v1/messages with Redis cut',
+  );
+  t.is(messages.status, 503);
+  t.is(messages.headers.get('retry-after'), '2');
+  const messagesBody = (await messages.json()) as any;
+  t.is(messagesBody.type, 'error');
+  t.is(messagesBody.error.type, 'api_error');
+  t.is(messagesBody.error.message, 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.');
+  t.is((await database.db('holds').where({ account_id: accountId }).count({ n: '*' }).first())?.n, 0, 'nothing was held');
+  t.is((await readyz(gateway)).status, 503);
+
+  proxy.restore();
+  await untilReady(gateway, 200);
+  t.is((await history(gateway, key)).status, 200);
+  countRun('redis');
+});
