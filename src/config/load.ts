@@ -38,6 +38,11 @@ export interface Config {
     readonly port: number;
     readonly jsonLimitBytes: number;
     readonly streamKeepAliveMs: number;
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly maxConnections: number;
+    readonly drainTimeoutMs: number;
   };
   readonly dataDir: string;
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
@@ -143,6 +148,11 @@ function describeIssue(issue: z.core.$ZodIssue, locate: (p: PropertyKey[], key?:
 /** Rules the schema cannot express: references between sections and uniqueness. */
 function crossCheck(file: ConfigFile): { path: (string | number)[]; message: string }[] {
   const problems: { path: (string | number)[]; message: string }[] = [];
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  const requestTimeoutMs = parseDuration(file.server.request_timeout);
+  if (requestTimeoutMs > 0 && parseDuration(file.server.headers_timeout) > requestTimeoutMs) {
+    problems.push({ path: ['server', 'headers_timeout'], message: `must not exceed server.request_timeout (${file.server.request_timeout})` });
+  }
   const names = new Map<string, string>();
   file.models.forEach((model, index) => {
     for (const [key, label] of [[model.id, 'id'], ...model.aliases.map((a) => [a, 'alias'])] as const) {
@@ -216,6 +226,11 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       port,
       jsonLimitBytes: parseSize(file.server.json_limit),
       streamKeepAliveMs: parseDuration(file.server.stream_keepalive),
+      headersTimeoutMs: parseDuration(file.server.headers_timeout),
+      requestTimeoutMs: parseDuration(file.server.request_timeout),
+      keepAliveTimeoutMs: parseDuration(file.server.keep_alive_timeout),
+      maxConnections: file.server.max_connections,
+      drainTimeoutMs: parseDuration(file.server.drain_timeout),
     },
     dataDir,
     database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },

@@ -131,6 +131,16 @@ export const configSchema = z.strictObject({
       json_limit: sizeString.default('10MB'),
       /** A streamed response silent this long gets a `: ping` SSE comment. */
       stream_keepalive: durationString.default('15s'),
+      /** Time a client has to send a request's headers (slowloris); Node's default is 60 s. */
+      headers_timeout: durationString.default('20s'),
+      /** Time a client has to send a whole request, body included (a trickled upload); never limits the response. */
+      request_timeout: durationString.default('5m'),
+      /** An idle keep-alive connection is closed after this. */
+      keep_alive_timeout: durationString.default('65s'),
+      /** Open client connections at most; beyond it new connections are closed at once. */
+      max_connections: z.number().int().min(1).max(1_000_000).default(4096),
+      /** On SIGTERM: how long in-flight requests may run before they are cut (charged for what was produced). */
+      drain_timeout: durationString.default('30s'),
     })
     .prefault({}),
   /** Where SQLite and stored files live unless given elsewhere. Relative to the install root. */

@@ -1,14 +1,24 @@
 // Runs the HTTP API and the background chores of a serving process: its heartbeat and the
-// sweep of dead processes' holds (hold-owners.ts), releasing expired holds (the last resort), flushing last-used times and, unless disabled, the job runner. Stops gracefully: no new
-// connections, in-flight requests finish, queued writes are flushed.
+// sweep of dead processes' holds (hold-owners.ts), releasing expired holds (the last resort),
+// flushing last-used times and, unless disabled, the job runner.
+// Connections are bounded: a cap (server.max_connections), a time to send the headers and the
+// whole request (slow clients), an idle keep-alive timeout. Stops gracefully within a
+// deadline (server.drain_timeout): no new connections, in-flight requests may finish until
+// the deadline, then their connections are cut, which ends each through the pipeline's
+// client-disconnect path (upstream aborted, what was produced charged, the rest of its hold
+// released); then queued writes are flushed.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { InfrastructureError } from '../util/infrastructure-error.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { createApp } from './app.js';
 import type { RouteDefinition } from './route-table.js';
+
+/** After the drain deadline cut the connections: how long their settling may take before the process stops anyway. */
+const settleGraceMs = 10_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -24,9 +34,32 @@ export async function startServer(
   await services.holdOwner.register();
   services.holdOwner.start();
   const app = createApp(services, options.routes);
-  const server = http.createServer(app.callback());
-  server.keepAliveTimeout = 65_000; // longer than common client/proxy idle timeouts
-  server.headersTimeout = 66_000;
+  const handle = app.callback();
+  const limits = services.config.server;
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      // Node measures it until the request is fully received: it never cuts a long (streamed) response.
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often both are checked (Node's default, 30 s, would let a 20 s limit run to 50 s).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
+    },
+    (request, response) => {
+      // Handlers in flight are counted to their end, after the response too: a chat request
+      // whose client is gone still settles its hold before the process may stop.
+      inFlight++;
+      if (draining) response.setHeader('connection', 'close');
+      void handle(request, response).finally(() => {
+        if (--inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+      });
+    },
+  );
+  server.maxConnections = limits.maxConnections;
+  let inFlight = 0;
+  let draining = false;
+  const idleWaiters: (() => void)[] = [];
+  const handlersDone = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
   try {
     server.listen(options.port, options.host);
     await once(server, 'listening');
@@ -61,10 +94,27 @@ export async function startServer(
     stop() {
       stopping ??= (async () => {
         for (const chore of chores) clearInterval(chore);
-        await runner?.stop(); // its steps end by storing their state; leases of unfinished work run out
+        draining = true;
+        // Its steps end by storing their state; leases of unfinished work run out, as after a crash.
+        const runnerStopped = runner?.stop() ?? Promise.resolve();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // server.close() closes the connections idle now; these close those that become idle later.
         server.closeIdleConnections();
-        await closed;
+        const idleCloser = setInterval(() => server.closeIdleConnections(), 100);
+        let deadline: NodeJS.Timeout | undefined;
+        const expired = new Promise<'expired'>((resolve) => (deadline = setTimeout(() => resolve('expired'), config.server.drainTimeoutMs)));
+        const drained = await Promise.race([Promise.all([closed, handlersDone(), runnerStopped]).then(() => 'drained' as const), expired]);
+        if (drained === 'expired') {
+          logger.warn({ in_flight: inFlight, drain_timeout_ms: config.server.drainTimeoutMs }, `drain deadline reached: cutting ${inFlight} request(s) still in flight`);
+          server.closeAllConnections(); // each ends through the client-disconnect path and settles
+          // Settling is a few database writes; bounded so that a stuck write cannot keep the process alive.
+          const settled = await Promise.race([handlersDone().then(() => true), sleep(settleGraceMs, false, { ref: false })]);
+          if (!settled) logger.error({ in_flight: inFlight }, 'requests still settling after the drain deadline; their holds are left to the hold sweep');
+          const runnerDone = await Promise.race([runnerStopped.then(() => true), sleep(settleGraceMs, false, { ref: false })]);
+          if (!runnerDone) logger.error('job runner steps still running after the drain deadline; their leases run out and another runner takes them over');
+        }
+        clearTimeout(deadline);
+        clearInterval(idleCloser);
         // Every request has ended: its hold is closed (the row goes) unless a settle could not land.
         await services.settles.close(stopFlushDeadlineMs);
         await services.holdOwner.stop({ forget: true });
