@@ -116,21 +116,32 @@ export async function openRedisConnection(
   const run = <T>(command: (redis: RedisClient) => Promise<T>): Promise<T> => {
     if (!client.isReady || stalled) return Promise.reject(new CacheUnavailableError(displayUrl));
     return new Promise<T>((resolve, reject) => {
+      let settled = false;
       const timer = setTimeout(() => {
-        reject(new CacheUnavailableError(displayUrl, new Error(`no answer within ${options.timeoutMs} ms`)));
-        if (stalled || !client.isReady) return;
-        stalled = true;
-        state = 'down';
-        logger.error({ cache: displayUrl }, `Redis at ${displayUrl} does not answer within ${options.timeoutMs} ms; sending it nothing until it answers a PING`);
-        void probeUntilAnswered();
+        // Timers run before the poll phase: after an event-loop stall the reply may already be
+        // waiting in the socket. Give it that turn (setImmediate runs after the poll phase).
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new CacheUnavailableError(displayUrl, new Error(`no answer within ${options.timeoutMs} ms`)));
+          if (stalled || !client.isReady) return;
+          stalled = true;
+          state = 'down';
+          logger.error({ cache: displayUrl }, `Redis at ${displayUrl} does not answer within ${options.timeoutMs} ms; sending it nothing until it answers a PING`);
+          void probeUntilAnswered();
+        });
       }, options.timeoutMs);
       command(shared).then(
         (value) => {
           clearTimeout(timer);
+          if (settled) return;
+          settled = true;
           resolve(value);
         },
         (error: unknown) => {
           clearTimeout(timer);
+          if (settled) return;
+          settled = true;
           reject(new CacheUnavailableError(displayUrl, error));
         },
       );
