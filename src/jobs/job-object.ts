@@ -45,6 +45,7 @@ export function publicJobObject(job: Job, options: { fileTtlMs: number }): Recor
       object: 'music',
       mode: request.mode,
       prompt: request.prompt ?? null,
+      lyrics: request.lyrics ?? null,
       style: request.style ?? null,
       title: request.title ?? null,
       instrumental: request.instrumental,

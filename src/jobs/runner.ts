@@ -287,7 +287,7 @@ export class JobRunner {
           inputSeconds: request.input_seconds,
         };
       case 'music':
-        return { mode: request.mode, prompt: request.prompt, style: request.style, title: request.title, instrumental: request.instrumental, negativeTags: request.negative_tags };
+        return { mode: request.mode, prompt: request.prompt, lyrics: request.lyrics, style: request.style, title: request.title, instrumental: request.instrumental, negativeTags: request.negative_tags };
     }
   }
 

@@ -34,9 +34,10 @@ export interface VideoUpscaleJobRequest {
 }
 
 export interface MusicJobRequest {
-  /** simple: `prompt` is a description; custom: `prompt` is the lyrics, with `style` and `title`. */
+  /** simple: `prompt` is a description; custom: `lyrics` (or, in jobs stored before it, `prompt`) are the words, with `style` and `title`. */
   readonly mode: 'simple' | 'custom';
   readonly prompt?: string;
+  readonly lyrics?: string;
   readonly style?: string;
   readonly title?: string;
   readonly instrumental: boolean;

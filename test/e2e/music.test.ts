@@ -48,11 +48,11 @@ testOnBackends('music: limits and modes are validated by field; Range on a track
   const cases: [Record<string, unknown>, string][] = [
     [{ mode: 'simple' }, 'prompt'],
     [{ mode: 'simple', prompt: 'x'.repeat(501) }, 'prompt'],
-    [{ mode: 'custom', prompt: 'la la', title: 'T' }, 'style'],
-    [{ mode: 'custom', prompt: 'la la', style: 'pop' }, 'title'],
+    // Issue 14 item 7: style and title may be empty (the spec's defaults); limits 500 and 200.
+    [{ mode: 'custom', style: 'pop', title: 'T' }, 'lyrics'],
     [{ mode: 'custom', prompt: 'x'.repeat(5001), style: 'pop', title: 'T' }, 'prompt'],
-    [{ mode: 'custom', prompt: 'la', style: 's'.repeat(1001), title: 'T' }, 'style'],
-    [{ mode: 'custom', prompt: 'la', style: 'pop', title: 't'.repeat(101) }, 'title'],
+    [{ mode: 'custom', prompt: 'la', style: 's'.repeat(501), title: 'T' }, 'style'],
+    [{ mode: 'custom', prompt: 'la', style: 'pop', title: 't'.repeat(201) }, 'title'],
     [{ mode: 'jazz', prompt: 'x' }, 'mode'],
   ];
   for (const [body, field] of cases) {
@@ -76,4 +76,25 @@ testOnBackends('music: limits and modes are validated by field; Range on a track
   t.is((await fetch(path, { headers: { ...auth, range: `bytes=${whole.length + 5}-${whole.length + 9}` } })).status, 416);
   const modified = new Date(Date.now() - 86_400_000).toUTCString();
   t.is((await fetch(path, { headers: { ...auth, range: 'bytes=0-1', 'if-range': modified } })).status, 200, 'an If-Range date older than the file: whole file');
+});
+
+testOnBackends("music per the spec: `lyrics` is custom mode's words, style and title may be empty, prompt is optional there", async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const lyrics = '[Verse]\nNeon rivers in the rain\n[Chorus]\nDrive on [[sim:job-seconds=0.2]]';
+  const song = await api(gateway, client.key, 'POST', '/v1/audio/music', { model: 'sim/song', mode: 'custom', lyrics, wait: true });
+  t.is(song.status, 200);
+  t.is(song.body.status, 'completed', JSON.stringify(song.body.error ?? null));
+  // The vendor got the lyrics (not a dropped field), a neutral style and a title from the first line.
+  t.is(song.body.tracks[0].title, 'Neon rivers in the rain');
+  t.is(song.body.lyrics, lyrics);
+  t.is(song.body.prompt, null);
+  const limits = await api(gateway, client.key, 'POST', '/v1/audio/music/price', { model: 'sim/song', mode: 'custom', lyrics: 'x'.repeat(5000), style: 's'.repeat(500), title: 't'.repeat(200) });
+  t.is(limits.status, 200, 'the spec limits are accepted');
+  const tooLong = await api(gateway, client.key, 'POST', '/v1/audio/music/price', { model: 'sim/song', mode: 'custom', lyrics: 'x'.repeat(5001) });
+  t.is(tooLong.status, 422);
+  t.deepEqual(tooLong.body.detail[0].loc, ['body', 'lyrics']);
+  const empty = await api(gateway, client.key, 'POST', '/v1/audio/music/price', { model: 'sim/song', mode: 'simple', prompt: 'a calm song', style: '', title: '' });
+  t.is(empty.status, 200, 'empty style and title are valid');
+  await assertJobMoneySettled(t, database, client.accountId);
 });

@@ -13,14 +13,16 @@ import { invalid, validate } from '../../validation/zod-details.js';
 import type { Handler } from '../state.js';
 import { jobControlFields, markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
 
-// Limits of the Suno-style vendors' newest models (V4_5+): description 500, lyrics 5000,
-// style 1000, title 100 characters.
+// The spec's fields: `prompt` (a description; at most 500 characters in simple mode, the
+// vendors' limit) and `lyrics` (custom mode's words) up to 5000 characters each, `style` up to
+// 500 and `title` up to 200, both empty by default. The Suno adapter fits them to the vendor.
 const musicFields = z.object({
   model: z.string().min(1).optional(),
   mode: z.enum(['simple', 'custom']).default('simple'),
   prompt: z.string().min(1).max(5000).optional(),
-  style: z.string().min(1).max(1000).optional(),
-  title: z.string().min(1).max(100).optional(),
+  lyrics: z.string().min(1).max(5000).optional(),
+  style: z.string().max(500).default(''),
+  title: z.string().max(200).default(''),
   negative_tags: z.string().min(1).max(1000).optional(),
   ...jobControlFields,
 });
@@ -40,21 +42,30 @@ function quoteMusic(services: ServerServices, fields: MusicFields): MusicQuote {
   const { model, deprecated } = resolveJobModel(services, fields.model, 'music', services.config.defaults.musicModel);
   const instrumental = model.config.capabilities.instrumental === true;
   let mode = fields.mode;
+  // Custom mode's words: `lyrics`; a client of the older shape put them in `prompt`.
+  const lyrics = fields.lyrics ?? (fields.mode === 'custom' ? fields.prompt : undefined);
   if (instrumental) {
     // No lyrics: a description (prompt), or a style and a title, is all an instrumental takes.
-    mode = fields.style !== undefined && fields.title !== undefined ? 'custom' : 'simple';
+    mode = fields.style !== '' && fields.title !== '' ? 'custom' : 'simple';
     if (mode === 'simple' && fields.prompt === undefined) throw missing('prompt', 'for an instrumental without style and title');
   } else if (mode === 'simple') {
     if (fields.prompt === undefined) throw missing('prompt', 'in simple mode (a description of the song)');
-  } else {
-    if (fields.prompt === undefined) throw missing('prompt', 'in custom mode (the lyrics)');
-    if (fields.style === undefined) throw missing('style', 'in custom mode');
-    if (fields.title === undefined) throw missing('title', 'in custom mode');
+  } else if (lyrics === undefined) {
+    throw missing('lyrics', 'in custom mode (the words of the song)');
   }
   if (mode === 'simple' && fields.prompt !== undefined && fields.prompt.length > 500) {
     throw invalid(['body', 'prompt'], 'String should have at most 500 characters in simple mode (a description)', fields.prompt, 'string_too_long');
   }
-  const request = { mode, prompt: fields.prompt, style: mode === 'custom' ? fields.style : undefined, title: mode === 'custom' ? fields.title : undefined, instrumental, negative_tags: fields.negative_tags };
+  const custom = mode === 'custom';
+  const request = {
+    mode,
+    prompt: fields.prompt,
+    lyrics: custom && !instrumental ? lyrics : undefined,
+    style: custom ? fields.style : undefined,
+    title: custom ? fields.title : undefined,
+    instrumental,
+    negative_tags: fields.negative_tags,
+  };
   return { model, deprecated, instrumental, request, priceUnits: generationPriceUnits(model.config.pricing) };
 }
 
@@ -90,7 +101,7 @@ export const createMusic: Handler = async (ctx, services) => {
     holdUnits: quote.priceUnits,
     webhookUrl: fields.webhook_url,
     requestId: ctx.state.requestId,
-    prompt: fields.prompt ?? fields.style ?? null,
+    prompt: fields.prompt ?? fields.lyrics ?? (fields.style || null),
     description: `music ${quote.model.id}${quote.instrumental ? ' instrumental' : ''}`,
   });
   if (quote.deprecated) markDeprecated(ctx, services, fields.model, quote.model.id);

@@ -40,6 +40,20 @@ export function parseSunoError(status: number, bodyText: string): UpstreamError 
   return new UpstreamError(message, status, isRetryableStatus(status), String(status));
 }
 
+/** Suno's custom mode requires a style; the spec lets it be empty (then a neutral one). */
+function vendorStyle(style: string | undefined): string {
+  return style?.trim() || 'pop';
+}
+
+/**
+ * Suno's custom mode requires a title of at most 100 characters; the spec allows an empty one
+ * and up to 200. Empty: the first line of the lyrics that is no [section] tag, else "Untitled".
+ */
+function vendorTitle(title: string | undefined, lyrics: string | undefined): string {
+  const firstLine = (lyrics ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '' && !/^\[.*\]$/.test(line));
+  return (title?.trim() || firstLine || 'Untitled').slice(0, 100);
+}
+
 const submit: JobOperations<MusicJobRequest>['submit'] = {
   build: (request, target) => {
     const [model, variant] = target.model.split(':', 2);
@@ -54,9 +68,10 @@ const submit: JobOperations<MusicJobRequest>['submit'] = {
           customMode: custom,
           instrumental,
           model,
-          prompt: request.prompt,
-          style: custom ? request.style : undefined,
-          title: custom ? request.title : undefined,
+          // Suno reads custom mode's lyrics from `prompt`.
+          prompt: custom && !instrumental ? (request.lyrics ?? request.prompt) : request.prompt,
+          style: custom ? vendorStyle(request.style) : undefined,
+          title: custom ? vendorTitle(request.title, request.lyrics ?? request.prompt) : undefined,
           negativeTags: request.negativeTags,
           // Some providers require a callback; the gateway polls instead, so it points nowhere useful.
           callBackUrl: 'https://localhost.invalid/gateway-polls',
