@@ -50,9 +50,9 @@ class Generator {
 
   constructor(private readonly root: unknown) {}
 
-  value(schema: unknown, depth: number): unknown {
-    if (schema === true || schema === undefined) return 'sim';
-    if (!isSchema(schema)) return 'sim';
+  value(input: unknown, depth: number): unknown {
+    if (!isSchema(input)) return 'sim';
+    const schema = typeof input.description === 'string' && input.description.endsWith('}') ? withDescribedConstraints(input) : input;
     if (typeof schema.$ref === 'string') return this.reference(schema.$ref, depth);
     if ('const' in schema) return schema.const;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
@@ -133,6 +133,50 @@ class Generator {
     if (required.length > 0) merged.required = required;
     return merged;
   }
+}
+
+/**
+ * The Anthropic SDK (transformJSONSchema, used by its zod helper and by LangChain) moves the
+ * constraints Anthropic's structured output does not take into the description, as
+ * `{enum: ["a","b"], minItems: 2}` after the text; a model reads them there, and so does the
+ * simulator: those keys join the schema (keys the schema has win).
+ */
+function withDescribedConstraints(schema: Schema): Schema {
+  const description = schema.description as string;
+  const start = description.lastIndexOf('\n\n{') >= 0 ? description.lastIndexOf('\n\n{') + 2 : 0;
+  const hints = parseDescribedConstraints(description.slice(start));
+  return hints ? { ...hints, ...schema } : schema;
+}
+
+/** `{key: <JSON>, key: <JSON>}` → the object; undefined when the text is not of that form. */
+function parseDescribedConstraints(text: string): Schema | undefined {
+  if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
+  const inner = text.slice(1, -1);
+  const keyPattern = /([$\w-]+): /y;
+  const result: Schema = {};
+  let position = 0;
+  while (position < inner.length) {
+    keyPattern.lastIndex = position;
+    const key = keyPattern.exec(inner);
+    if (!key) return undefined;
+    const valueStart = position + key[0].length;
+    // The value ends at a ", key: " whose prefix parses as JSON, or at the end.
+    const ends = [...inner.slice(valueStart).matchAll(/, [$\w-]+: /g)].map((match) => valueStart + match.index);
+    ends.push(inner.length);
+    let parsed = false;
+    for (const end of ends) {
+      try {
+        result[key[1]!] = JSON.parse(inner.slice(valueStart, end));
+      } catch {
+        continue;
+      }
+      position = end === inner.length ? end : end + 2;
+      parsed = true;
+      break;
+    }
+    if (!parsed) return undefined;
+  }
+  return result;
 }
 
 function inferredType(schema: Schema): string | undefined {

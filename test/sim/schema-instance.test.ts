@@ -92,3 +92,11 @@ test('what zod emits (toJSONSchema, both drafts) is answered with an instance zo
     t.true(parsed.success, `${target}: ${JSON.stringify(parsed.error?.issues)}`);
   }
 });
+
+test('constraints the Anthropic SDK moved into a description ({enum: [...], minItems: 2}) are honoured; the schema\'s own keys win', (t) => {
+  t.is(instanceForSchema({ type: 'string', description: '{enum: ["easy","medium","hard"]}' }), 'easy');
+  t.is(instanceForSchema({ type: 'string', description: 'How hard.\n\n{enum: ["a, b: c","d"], pattern: "^x"}' }), 'a, b: c');
+  t.deepEqual(instanceForSchema({ type: 'array', items: { type: 'integer', description: '{minimum: 3}' }, description: '{minItems: 2, maxItems: 2}' }), [3, 3]);
+  t.is(instanceForSchema({ type: 'integer', minimum: 7, description: '{minimum: 3}' }), 7);
+  t.is(instanceForSchema({ type: 'string', description: 'Just text {not constraints}' }), 'sim');
+});
