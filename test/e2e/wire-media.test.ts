@@ -67,3 +67,31 @@ testOnBackends("a fresh install answers the spec's vendor ids with the simulator
     t.is(quote.body.price_rub, '7.2000', model);
   }
 });
+
+testOnBackends('audio streaming: transcriptions with stream: true give transcript.text.delta/done; speech with stream_format sse gives speech.audio.delta/done', async (t, database) => {
+  const { openai, lastCharge } = await setup(t, database);
+  const input = 'Streaming clients hear this sentence.';
+  const plainAudio = Buffer.from(await (await openai.audio.speech.create({ model: 'sim/tts', voice: 'alloy', input })).arrayBuffer());
+  const plainCharge = await lastCharge();
+  const sse = await openai.audio.speech.create({ model: 'sim/tts', voice: 'alloy', input, stream_format: 'sse' });
+  t.regex(sse.headers.get('content-type')!, /text\/event-stream/);
+  const events = (await sse.text()).split('\n\n').filter(Boolean).map((block) => JSON.parse(block.replace(/^data: /, '')));
+  t.true(events.length >= 2);
+  t.true(events.slice(0, -1).every((event) => event.type === 'speech.audio.delta'));
+  t.is(events.at(-1).type, 'speech.audio.done');
+  t.is(typeof events.at(-1).usage.total_tokens, 'number');
+  t.deepEqual(Buffer.concat(events.slice(0, -1).map((event) => Buffer.from(event.audio, 'base64'))), plainAudio, 'the same bytes as a plain request');
+  t.is(await lastCharge(), plainCharge, 'charged the same');
+
+  const plain = await openai.audio.transcriptions.create({ model: 'sim/stt', file: await toFile(plainAudio, 'speech.mp3', { type: 'audio/mpeg' }) });
+  const stream = await openai.audio.transcriptions.create({ model: 'sim/stt', file: await toFile(plainAudio, 'speech.mp3', { type: 'audio/mpeg' }), stream: true });
+  let deltas = '';
+  let done: { text: string } | undefined;
+  for await (const event of stream) {
+    if (event.type === 'transcript.text.delta') deltas += event.delta;
+    else if (event.type === 'transcript.text.done') done = event;
+  }
+  t.truthy(plain.text);
+  t.is(deltas, plain.text, 'the deltas concatenate to the transcript');
+  t.is(done?.text, plain.text);
+});

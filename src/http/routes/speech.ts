@@ -3,9 +3,11 @@
 import { z } from 'zod';
 import { speechPriceUnits } from '../../billing/media-pricing.js';
 import type { SpeechRequest, SpeechResult } from '../../model/media.js';
+import { countTextTokens } from '../../model/token-estimate.js';
 import { chargedMediaCall, resolveMediaModel } from '../../pipeline/media.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import type { Handler } from '../state.js';
+import { speechEvents } from './audio-events.js';
 
 const speechBody = z.object({
   model: z.string().min(1).optional(),
@@ -14,6 +16,8 @@ const speechBody = z.object({
   response_format: z.enum(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']).default('mp3'),
   speed: z.number().min(0.25).max(4).optional(),
   instructions: z.string().max(4096).optional(),
+  // `sse`: the audio as base64 `speech.audio.delta` events (audio-events.ts).
+  stream_format: z.enum(['audio', 'sse']).default('audio'),
 });
 
 export const createSpeech: Handler = async (ctx, services) => {
@@ -41,6 +45,12 @@ export const createSpeech: Handler = async (ctx, services) => {
     description: `speech ${model.id}`,
   });
   ctx.state.chargedUnits = chargedUnits;
+  if (body.stream_format === 'sse') {
+    ctx.type = 'text/event-stream';
+    ctx.set('cache-control', 'no-cache');
+    ctx.body = speechEvents(result.audio, { input_tokens: countTextTokens(body.input), output_tokens: 0 });
+    return;
+  }
   ctx.type = result.mediaType;
   ctx.body = Buffer.from(result.audio);
 };

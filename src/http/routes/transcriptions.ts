@@ -9,6 +9,7 @@ import { chargedMediaCall, resolveMediaModel } from '../../pipeline/media.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
 import type { Handler } from '../state.js';
+import { transcriptEvents } from './audio-events.js';
 
 export const maxTranscriptionBytes = 25 * 1024 * 1024;
 
@@ -18,6 +19,8 @@ const transcriptionFields = z.object({
   prompt: z.string().max(4096).optional(),
   response_format: z.enum(['json', 'text', 'srt', 'verbose_json', 'vtt']).default('json'),
   temperature: z.coerce.number().min(0).max(1).optional(),
+  // Multipart sends it as a string. `true`: transcript.text.delta/done events (audio-events.ts).
+  stream: z.enum(['true', 'false']).default('false'),
 });
 
 export const createTranscription: Handler = async (ctx, services) => {
@@ -25,6 +28,10 @@ export const createTranscription: Handler = async (ctx, services) => {
   const fields = validate(transcriptionFields, form.fields, 'body');
   const upload = form.files.find((entry) => entry.field === 'file');
   if (!upload) throw invalid(['body', 'file'], 'Field required', undefined, 'missing');
+  const stream = fields.stream === 'true';
+  if (stream && fields.response_format !== 'json' && fields.response_format !== 'text') {
+    throw invalid(['body', 'response_format'], "Input should be 'json' or 'text' with stream: true (the events carry the text)", fields.response_format, 'enum');
+  }
   const model = resolveMediaModel(services, fields.model, ['stt']);
   ctx.state.model = model.id;
   const seconds = await audioSeconds(upload.file.data, upload.file.mediaType);
@@ -41,6 +48,13 @@ export const createTranscription: Handler = async (ctx, services) => {
     description: `transcription ${model.id} (${Math.ceil(seconds)} s)`,
   });
   ctx.state.chargedUnits = chargedUnits;
+  if (stream) {
+    ctx.type = 'text/event-stream';
+    ctx.set('cache-control', 'no-cache');
+    const usage = typeof result.body === 'object' && result.body !== null ? (result.body as { usage?: unknown }).usage : undefined;
+    ctx.body = transcriptEvents(result.text, usage);
+    return;
+  }
   ctx.type = result.contentType;
   ctx.body = result.body;
 };
