@@ -19,7 +19,7 @@ import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.j
 import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
 import { upscaleVideo } from './routes/video-upscale.js';
-import { createVideo, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
+import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import type { Handler } from './state.js';
 
@@ -76,7 +76,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/videos', auth: 'key', scope: 'video', body: 'json', handler: createVideo },
   { method: 'POST', path: '/v1/videos/price', auth: 'key', scope: 'video', body: 'json', handler: priceVideo },
   { method: 'POST', path: '/v1/videos/upscale', auth: 'key', scope: 'video', body: 'multipart', handler: upscaleVideo },
+  { method: 'GET', path: '/v1/videos', auth: 'key', scope: 'video', handler: listVideos },
   { method: 'GET', path: '/v1/videos/:id', auth: 'key', rateLimited: false, scope: 'video', handler: retrieveVideo },
+  { method: 'DELETE', path: '/v1/videos/:id', auth: 'key', scope: 'video', handler: deleteVideo },
   { method: 'GET', path: '/v1/videos/:id/content', auth: 'key', rateLimited: false, scope: 'video', handler: videoContent },
   { method: 'POST', path: '/v1/audio/music', auth: 'key', scope: 'music', body: 'json', handler: createMusic },
   { method: 'POST', path: '/v1/audio/music/price', auth: 'key', scope: 'music', body: 'json', handler: priceMusic },

@@ -181,6 +181,23 @@ export class JobStore {
   }
 
   /**
+   * One page of an account's jobs of some kinds, by creation (then id), after the job `afterId`
+   * (OpenAI's list cursor: the last id of the previous page). Undefined when `afterId` is not
+   * one of these jobs.
+   */
+  async page(accountId: string, kinds: readonly JobKind[], options: { afterId?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ jobs: Job[]; hasMore: boolean } | undefined> {
+    const query = this.db('jobs').where({ account_id: accountId }).whereIn('kind', kinds);
+    if (options.afterId !== undefined) {
+      const after = await this.db('jobs').where({ account_id: accountId, id: options.afterId }).whereIn('kind', kinds).first();
+      if (!after) return undefined;
+      const beyond = options.order === 'desc' ? '<' : '>';
+      query.andWhere((where) => where.where('created_at', beyond, after.created_at).orWhere((same) => same.where('created_at', after.created_at).andWhere('id', beyond, after.id)));
+    }
+    const rows = await query.orderBy('created_at', options.order).orderBy('id', options.order).limit(options.limit + 1);
+    return { jobs: rows.slice(0, options.limit).map(jobFromRow), hasMore: rows.length > options.limit };
+  }
+
+  /**
    * Claims up to `limit` active jobs that are due and not leased by a live runner. One
    * statement: on PostgreSQL the candidate rows are locked with SKIP LOCKED so concurrent
    * runners pick different jobs; on SQLite the statement holds the write lock throughout.

@@ -171,6 +171,14 @@ export class Files {
     });
   }
 
+  /** Removes a file's bytes at once (a client deleted what it belongs to); its row stays, marked deleted. */
+  async remove(accountId: string, id: number): Promise<boolean> {
+    const file = await this.get(accountId, id);
+    if (!file) return false;
+    await this.blobs.delete(file.storageKey);
+    return (await this.db('files').where({ id }).whereNull('deleted_at').update({ deleted_at: this.now() })) > 0;
+  }
+
   /** Removes the bytes of expired temporary files and marks their rows deleted. */
   async collectGarbage(limit = 500): Promise<{ files: number; bytes: number }> {
     const expired = await this.db('files').whereNull('deleted_at').andWhere('permanent', false).andWhere('expires_at', '<=', this.now()).orderBy('expires_at').limit(limit);

@@ -11,6 +11,7 @@ import type { InputFile } from '../../model/media.js';
 import { resolveJobModel, submitJob, validateWebhookUrl } from '../../pipeline/jobs.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
+import { ApiError } from '../errors.js';
 import { readMultipart } from '../multipart.js';
 import type { Context, Handler } from '../state.js';
 import { jobControlFields, markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
@@ -159,6 +160,41 @@ export const videoContent: Handler = async (ctx, services) => {
   const job = await ownJob(ctx, services, ['video', 'video_upscale'], 'video');
   ctx.state.model = job.model;
   const variant = ctx.query.variant ?? 'video';
-  if (variant !== 'video') throw invalid(['query', 'variant'], `only the "video" variant is stored by this gateway`, variant);
+  if (variant === 'thumbnail' || variant === 'spritesheet') {
+    // The spec's variants; only the video itself is kept, so these are a clear 404, not a 422.
+    throw new ApiError(404, `The ${variant} of video '${job.id}' is not available: this gateway stores only the video (variant=video).`, { code: 'variant_not_available', type: 'invalid_request_error', param: 'variant' });
+  }
+  if (variant !== 'video') throw invalid(['query', 'variant'], "Input should be 'video', 'thumbnail' or 'spritesheet'", variant, 'enum');
   await sendJobFile(ctx, services, job, 0, 'video');
+};
+
+const videoKinds = ['video', 'video_upscale'] as const;
+
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().min(1).max(200).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+});
+
+/** GET /v1/videos: OpenAI's ConversationCursorPage, as the SDK's videos.list() pages it (`after` = the last id). */
+export const listVideos: Handler = async (ctx, services) => {
+  const query = validate(listQuery, ctx.query, 'query');
+  const page = await services.jobs.page(ctx.state.apiKey!.accountId, videoKinds, { afterId: query.after, limit: query.limit, order: query.order });
+  if (!page) throw invalid(['query', 'after'], `no video '${query.after}' in this account to list after`, query.after);
+  const data = page.jobs.map((job) => publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs }));
+  ctx.body = { object: 'list', data, has_more: page.hasMore, first_id: page.jobs[0]?.id ?? null, last_id: page.jobs.at(-1)?.id ?? null };
+};
+
+/**
+ * DELETE /v1/videos/{id}: the stored content goes at once; the job stays (it was charged, and
+ * the ledger and history keep pointing at it), and its content is then a 404.
+ */
+export const deleteVideo: Handler = async (ctx, services) => {
+  const job = await ownJob(ctx, services, [...videoKinds], 'video');
+  ctx.state.model = job.model;
+  if (job.status === 'queued' || job.status === 'in_progress') {
+    throw new ApiError(409, `Video '${job.id}' is still ${job.status}: delete it once it has finished.`, { code: 'video_not_finished', type: 'invalid_request_error' });
+  }
+  for (const fileId of job.result?.fileIds ?? []) await services.files.remove(job.accountId, fileId);
+  ctx.body = { id: job.id, object: 'video.deleted', deleted: true };
 };

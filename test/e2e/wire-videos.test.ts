@@ -1,0 +1,41 @@
+// Issue 14 item 8: videos as the openai@6 SDK calls them beyond create/retrieve: list with its
+// pagination, delete (content gone, charge kept), the thumbnail variant (a clear 404).
+import OpenAI from 'openai';
+import { testOnBackends } from '../helpers/backends.js';
+import { api, assertJobMoneySettled, charges, startJobGateway } from '../helpers/jobs.js';
+
+testOnBackends('videos: list pages as videos.list() asks, delete removes the content and keeps the charge, thumbnail is a clear 404', async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const stranger = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
+  const ids: string[] = [];
+  for (const word of ['one', 'two', 'three']) {
+    const created = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: `${word} [[sim:job-seconds=0.1]]`, seconds: '4', wait: true });
+    t.is(created.body.status, 'completed');
+    ids.push(created.body.id);
+  }
+  const first = await openai.videos.list({ limit: 2 });
+  t.deepEqual(first.data.map((video) => video.id), [ids[2], ids[1]], 'newest first');
+  t.true(first.hasNextPage());
+  const second = await first.getNextPage();
+  t.deepEqual(second.data.map((video) => video.id), [ids[0]]);
+  t.false(second.hasNextPage());
+  const all: string[] = [];
+  for await (const video of openai.videos.list({ limit: 1, order: 'asc' })) all.push(video.id);
+  t.deepEqual(all, ids, 'auto-pagination, oldest first');
+  t.deepEqual((await new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: stranger.key, maxRetries: 0 }).videos.list()).data, [], 'own account only');
+
+  const thumbnail = (await t.throwsAsync(openai.videos.downloadContent(ids[0]!, { variant: 'thumbnail' }))) as any;
+  t.is(thumbnail.status, 404);
+  t.regex(thumbnail.message, /thumbnail .* not available/);
+
+  const deleted = await openai.videos.delete(ids[0]!);
+  t.deepEqual(deleted, { id: ids[0], object: 'video.deleted', deleted: true });
+  t.is(((await t.throwsAsync(openai.videos.downloadContent(ids[0]!))) as any).status, 404, 'the content is gone');
+  t.is((await openai.videos.retrieve(ids[0]!)).status, 'completed', 'the job (and its charge) stays');
+  t.is((await openai.videos.downloadContent(ids[1]!)).status, 200, 'the others are untouched');
+  t.is(((await t.throwsAsync(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: stranger.key, maxRetries: 0 }).videos.delete(ids[1]!))) as any).status, 404);
+  t.deepEqual(await charges(database, client.accountId), [360_000n, 360_000n, 360_000n]);
+  await assertJobMoneySettled(t, database, client.accountId);
+});
