@@ -224,8 +224,39 @@ export class JobStore {
     return rows.map(jobFromRow);
   }
 
-  /** Stores progress and when to look again, and gives up the lease. False when the lease was lost. */
-  async reschedule(job: Job, owner: string, patch: { status?: JobStatus; progress?: number; upstreamStatus?: string | null; upstreamId?: string; provider?: string; upstreamModel?: string; nextRunAt: number; polled?: boolean }): Promise<boolean> {
+  /**
+   * Records, before a submit goes upstream, where it goes and with which idempotency key
+   * (`submitting`), and counts the send. Committed before the call: a runner that dies during
+   * it leaves a job the next runner reconciles instead of sending blindly again. False when
+   * the lease was lost (another runner has the job now: send nothing).
+   */
+  async markSubmitting(job: Job, owner: string, submission: { provider: string; upstreamModel: string; key: string }): Promise<boolean> {
+    const now = this.now();
+    const updated = await this.db('jobs')
+      .where({ id: job.id, lease_owner: owner })
+      .whereIn('status', activeStatuses)
+      .whereNull('upstream_id')
+      .update({
+        submit_state: 'submitting',
+        submit_key: submission.key,
+        provider: submission.provider,
+        upstream_model: submission.upstreamModel,
+        submits: this.db.raw('submits + 1'),
+        updated_at: now,
+      });
+    return updated > 0;
+  }
+
+  /**
+   * Stores progress and when to look again, and gives up the lease. False when the lease was
+   * lost. Storing `upstreamId` marks the job `submitted`; `submitState: null` says a submit
+   * was refused outright (nothing was made upstream), so the next attempt starts afresh.
+   */
+  async reschedule(
+    job: Job,
+    owner: string,
+    patch: { status?: JobStatus; progress?: number; upstreamStatus?: string | null; upstreamId?: string; provider?: string; upstreamModel?: string; submitState?: null; nextRunAt: number; polled?: boolean },
+  ): Promise<boolean> {
     // PostgreSQL refuses a fraction for the bigint column and SQLite would store it as a REAL:
     // refused here on both, so a caller's bug shows in every test run, not only on PostgreSQL.
     if (!Number.isSafeInteger(patch.nextRunAt)) throw new TypeError(`job ${job.id}: next_run_at must be whole milliseconds, got ${patch.nextRunAt}`);
@@ -237,7 +268,8 @@ export class JobStore {
         ...(patch.status ? { status: patch.status } : {}),
         ...(patch.progress !== undefined ? { progress: patch.progress } : {}),
         ...(patch.upstreamStatus !== undefined ? { upstream_status: patch.upstreamStatus } : {}),
-        ...(patch.upstreamId !== undefined ? { upstream_id: patch.upstreamId, started_at: now } : {}),
+        ...(patch.upstreamId !== undefined ? { upstream_id: patch.upstreamId, started_at: now, submit_state: 'submitted' } : {}),
+        ...(patch.submitState === null ? { submit_state: null } : {}),
         ...(patch.provider !== undefined ? { provider: patch.provider } : {}),
         ...(patch.upstreamModel !== undefined ? { upstream_model: patch.upstreamModel } : {}),
         ...(patch.polled ? { polls: this.db.raw('polls + 1') } : {}),
@@ -249,7 +281,7 @@ export class JobStore {
     return updated > 0;
   }
 
-  /** Keeps the lease alive during a long step (a big download). */
+  /** Keeps the lease alive while a step runs (the runner's heartbeat). False when another runner (or the operator) has the job now. */
   async renewLease(job: Job, owner: string): Promise<boolean> {
     const now = this.now();
     const updated = await this.db('jobs').where({ id: job.id, lease_owner: owner }).whereIn('status', activeStatuses).update({ lease_until: now + this.options.leaseMs, updated_at: now });

@@ -5,6 +5,13 @@ import type { JobKind, JobStatus } from '../model/jobs.js';
 export const terminalStatuses: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 export const activeStatuses: readonly JobStatus[] = ['queued', 'in_progress'];
 
+/**
+ * Where the job's submission stands (see migrations/20261125100000_job_submission.ts): null —
+ * never sent; `submitting` — recorded before a submit went upstream, whose outcome is not known
+ * yet; `submitted` — the upstream id is stored.
+ */
+export type SubmitState = 'submitting' | 'submitted' | null;
+
 /** What the runner stored when the job completed. */
 export interface JobResult {
   /** The job's output files, in order (one video, or the music tracks). */
@@ -34,6 +41,11 @@ export interface Job {
   readonly upstreamModel: string | null;
   readonly upstreamId: string | null;
   readonly upstreamStatus: string | null;
+  readonly submitState: SubmitState;
+  /** The idempotency key sent with the submit (re-sent unchanged after a crash). */
+  readonly submitKey: string | null;
+  /** Submit requests sent upstream for this job, re-sends included. */
+  readonly submits: number;
   readonly polls: number;
   readonly leaseOwner: string | null;
   readonly nextRunAt: number;
@@ -72,6 +84,9 @@ export function jobFromRow(row: JobRow): Job {
     upstreamModel: (row.upstream_model as string | null) ?? null,
     upstreamId: (row.upstream_id as string | null) ?? null,
     upstreamStatus: (row.upstream_status as string | null) ?? null,
+    submitState: (row.submit_state as SubmitState | undefined) ?? null,
+    submitKey: (row.submit_key as string | null) ?? null,
+    submits: Number(row.submits ?? 0),
     polls: Number(row.polls),
     leaseOwner: (row.lease_owner as string | null) ?? null,
     nextRunAt: Number(row.next_run_at),

@@ -14,7 +14,7 @@ import type { InputFile } from '../model/media.js';
 import type { Logger } from '../observability/logger.js';
 import type { Upstream } from '../providers/http-transport.js';
 import { jobAdapterFor } from '../providers/media/jobs/index.js';
-import type { JobAdapter, JobOperationName, JobOperations } from '../providers/media/jobs.js';
+import { type JobAdapter, type JobOperationName, type JobOperations, keyedSubmit } from '../providers/media/jobs.js';
 import { runMediaOperation } from '../providers/media/transport.js';
 import type { MediaTarget } from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
@@ -56,6 +56,8 @@ const garbageIntervalMs = 60_000;
 
 export class JobRunner {
   private readonly active = new Set<Promise<void>>();
+  /** Ids of the jobs those steps work on. */
+  private readonly working = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   /** The webhook round under way: it runs beside the ticks, not inside them. */
@@ -91,7 +93,15 @@ export class JobRunner {
     try {
       const claimed = await jobs.claim(this.owner, config.jobs.concurrency - this.active.size);
       for (const job of claimed) {
-        const step = this.step(job).finally(() => this.active.delete(step));
+        // Claimed again by this very runner: its step outlived the lease (the process stalled
+        // past its heartbeat). That step goes on under the renewed lease; a second one beside
+        // it, with the same owner, would pass every compare-and-set and could submit twice.
+        if (this.working.has(job.id)) continue;
+        this.working.add(job.id);
+        const step = this.step(job).finally(() => {
+          this.active.delete(step);
+          this.working.delete(job.id);
+        });
         this.active.add(step);
       }
       // Not awaited: a receiver that hangs until webhooks.timeout must not hold up claiming jobs.
@@ -119,6 +129,9 @@ export class JobRunner {
   /** Takes one claimed job one step further. Never throws: a failed step is retried later. */
   async step(job: Job): Promise<void> {
     const { jobs, logger } = this.services;
+    // Renewed all through the step: a slow submit or download never lets another runner take
+    // the job (and send it again) while this one is still at work.
+    const lease = this.keepLease(job);
     try {
       if (Date.now() >= job.deadlineAt) {
         await jobs.fail(job, this.owner, { code: 'deadline_exceeded', message: `the job did not finish within ${Math.round(this.services.config.jobs.deadlineMs / 1000)} s` });
@@ -131,9 +144,11 @@ export class JobRunner {
         await jobs.fail(job, this.owner, { code: 'model_unavailable', message: `the model ${job.model} is no longer configured on this gateway` });
         return;
       }
-      if (job.upstreamId === null) await this.submit(job, model);
-      else await this.poll(job);
+      if (job.upstreamId !== null) await this.poll(job, lease);
+      else if (job.submitState === 'submitting') await this.reconcile(job, lease);
+      else await this.submit(job, model, lease);
     } catch (error) {
+      if (lease.lost) return; // the new owner carries on; whatever this step had is dropped
       const retryInMs = backoffMs(job.polls);
       logger.error({ err: error, jobId: job.id, retryInMs }, 'job step failed; retrying later');
       try {
@@ -143,10 +158,54 @@ export class JobRunner {
         // lease runs out, and whoever reads the log must see that it is stuck, and why.
         logger.error({ err: rescheduleError, jobId: job.id, leaseMs: this.services.config.jobs.leaseMs }, 'job retry could not be stored; the job waits until its lease runs out');
       }
+    } finally {
+      lease.stop();
     }
   }
 
-  private async submit(job: Job, model: CatalogModel): Promise<void> {
+  /**
+   * The heartbeat of one step: renews the job's lease every third of it. When a renewal finds
+   * the job taken (the lease ran out during a stall and another runner claimed it, or the
+   * operator cancelled it), `signal` aborts the step's upstream call and `lost` is set; every
+   * write of the step is compare-and-set on the lease owner anyway, so nothing it still had
+   * lands over the new owner's work.
+   */
+  private keepLease(job: Job): StepLease {
+    const { jobs, logger, config } = this.services;
+    const controller = new AbortController();
+    let stopped = false;
+    let renewing = false;
+    const lease: StepLease = {
+      lost: false,
+      signal: controller.signal,
+      stop: () => {
+        stopped = true;
+        clearInterval(timer);
+      },
+    };
+    const timer = setInterval(() => {
+      if (renewing || stopped) return;
+      renewing = true;
+      jobs
+        .renewLease(job, this.owner)
+        .then((held) => {
+          if (held || stopped) return;
+          lease.lost = true;
+          clearInterval(timer);
+          logger.warn({ jobId: job.id, owner: this.owner }, 'job lease lost to another runner or the operator; this step stops and stores nothing');
+          controller.abort(new Error('the job lease was lost'));
+        })
+        .catch((error: unknown) => logger.warn({ err: error, jobId: job.id }, 'job lease renewal failed; trying again'))
+        .finally(() => {
+          renewing = false;
+        });
+    }, Math.max(1, Math.floor(config.jobs.leaseMs / 3)));
+    timer.unref();
+    return lease;
+  }
+
+  /** A first submit: the routes in order, each recorded before it is sent. */
+  private async submit(job: Job, model: CatalogModel, lease: StepLease): Promise<void> {
     const { jobs, logger, upstreams, routeCooldowns } = this.services;
     const operation = operationOfKind[job.kind];
     const request = await this.upstreamRequest(job);
@@ -158,18 +217,13 @@ export class JobRunner {
       const adapter = upstream && jobAdapterFor(upstream.kind, operation);
       const operations = adapter?.[operation] as JobOperations<unknown> | undefined;
       if (!upstream || !adapter || !operations) continue;
-      try {
-        const submitted = await runMediaOperation(upstream, operations.submit, request, this.target(upstream, route.model), this.signal(upstream), adapter.parseError);
-        logger.info({ jobId: job.id, provider: upstream.name, upstreamId: submitted.upstreamId }, 'job submitted upstream');
-        await jobs.reschedule(job, this.owner, { upstreamId: submitted.upstreamId, provider: upstream.name, upstreamModel: route.model, nextRunAt: Date.now() + backoffMs(0) });
+      const outcome = await this.send(job, { upstream, adapter, operations, upstreamModel: route.model }, request, lease);
+      if (outcome.kind !== 'refused') return;
+      const error = (lastError = outcome.error);
+      if (error instanceof UpstreamError && error.retryAfterMs) routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
+      if (error instanceof UpstreamError && !error.retryable) {
+        await jobs.fail(job, this.owner, { code: 'upstream_rejected', message: error.message });
         return;
-      } catch (error) {
-        lastError = error;
-        if (error instanceof UpstreamError && error.retryAfterMs) routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
-        if (error instanceof UpstreamError && !error.retryable) {
-          await jobs.fail(job, this.owner, { code: 'upstream_rejected', message: error.message });
-          return;
-        }
       }
     }
     if (lastError === undefined) {
@@ -178,10 +232,96 @@ export class JobRunner {
     } else {
       logger.warn({ err: lastError, jobId: job.id }, 'job submit failed; retrying');
     }
-    await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + backoffMs(job.polls + 2), polled: true });
+    // Every route refused outright: nothing was made upstream, the next attempt starts afresh.
+    await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + backoffMs(job.polls + 2), polled: true, submitState: null });
   }
 
-  private async poll(job: Job): Promise<void> {
+  /**
+   * A job found `submitting`: a submit went out and its outcome was never stored (its runner
+   * died, lost its lease, or the answer was lost). Never sent blindly again: re-sent to the same
+   * route with the same idempotency key where the vendor honours one (it answers the job it
+   * already made, or makes it now if the first never arrived); otherwise failed, hold released.
+   */
+  private async reconcile(job: Job, lease: StepLease): Promise<void> {
+    const { jobs, logger, upstreams } = this.services;
+    const operation = operationOfKind[job.kind];
+    const upstream = job.provider ? upstreams.get(job.provider) : undefined;
+    const adapter = upstream && jobAdapterFor(upstream.kind, operation);
+    const operations = adapter?.[operation] as JobOperations<unknown> | undefined;
+    if (!upstream || !adapter || !operations) {
+      await jobs.fail(job, this.owner, { code: 'provider_unavailable', message: `the provider ${job.provider} this job was being sent to is no longer configured` });
+      return;
+    }
+    if (adapter.idempotencyHeader === undefined) {
+      await this.failUncertain(job, upstream.name);
+      return;
+    }
+    logger.info({ jobId: job.id, provider: upstream.name, submitKey: job.submitKey }, 'job found mid-submit; re-sending with its idempotency key');
+    const outcome = await this.send(job, { upstream, adapter, operations, upstreamModel: job.upstreamModel ?? '' }, await this.upstreamRequest(job), lease);
+    if (outcome.kind !== 'refused') return;
+    const error = outcome.error;
+    // 409: a vendor may answer a key whose first request it is still working on so (Stripe
+    // does): the job may well exist, so it is asked again, like a 429.
+    if (!error.retryable && error.status !== 409) {
+      await jobs.fail(job, this.owner, { code: 'upstream_rejected', message: error.message });
+      return;
+    }
+    // Refused for now (409, 429, 503): that says nothing of the first send, so the job stays
+    // `submitting` on this route, to be re-sent with the same key — never to another route.
+    const wait = error.retryAfterMs ? Math.min(error.retryAfterMs, 300_000) : backoffMs(job.polls + 2);
+    logger.warn({ err: error, jobId: job.id, provider: upstream.name }, 'job re-send refused for now; retrying with the same key');
+    await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + wait, polled: true });
+  }
+
+  /**
+   * One submit to one route: recorded (`submitting`, key, route) and committed, sent with the
+   * key, and its upstream id stored. `submitted`: stored; `handled`: the job was rescheduled or
+   * failed here, or the lease is gone; `refused`: the vendor answered with an error (or the
+   * connection was refused), so nothing was made upstream.
+   */
+  private async send(
+    job: Job,
+    route: { upstream: Upstream; adapter: JobAdapter; operations: JobOperations<unknown>; upstreamModel: string },
+    request: unknown,
+    lease: StepLease,
+  ): Promise<{ kind: 'submitted' | 'handled' } | { kind: 'refused'; error: UpstreamError }> {
+    const { jobs, logger } = this.services;
+    const { upstream, adapter, operations, upstreamModel } = route;
+    const key = submitKeyOf(job);
+    if (!(await jobs.markSubmitting(job, this.owner, { provider: upstream.name, upstreamModel, key }))) return { kind: 'handled' };
+    let upstreamId: string;
+    try {
+      const submit = keyedSubmit(operations.submit, adapter.idempotencyHeader, key);
+      ({ upstreamId } = await runMediaOperation(upstream, submit, request, this.target(upstream, upstreamModel), this.signal(upstream, lease), adapter.parseError));
+    } catch (error) {
+      if (lease.lost) return { kind: 'handled' };
+      if (isRefusal(error, adapter.idempotencyHeader !== undefined)) return { kind: 'refused', error };
+      // Timed out, cut off, or a 2xx we could not read: the vendor may have made the job.
+      if (adapter.idempotencyHeader === undefined) {
+        await this.failUncertain(job, upstream.name, error);
+        return { kind: 'handled' };
+      }
+      logger.warn({ err: error, jobId: job.id, provider: upstream.name }, 'job submit outcome unknown; re-sending with the same idempotency key');
+      await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
+      return { kind: 'handled' };
+    }
+    logger.info({ jobId: job.id, provider: upstream.name, upstreamId, submits: job.submits + 1 }, 'job submitted upstream');
+    const stored = await jobs.reschedule(job, this.owner, { upstreamId, provider: upstream.name, upstreamModel, nextRunAt: Date.now() + backoffMs(0) });
+    // Lost meanwhile: the new owner finds the job `submitting` and reconciles it by its key.
+    if (!stored) logger.warn({ jobId: job.id, upstreamId }, 'job submitted but its lease was lost before the upstream id was stored; the new owner reconciles it');
+    return { kind: 'submitted' };
+  }
+
+  /** A submit whose outcome cannot be known at a vendor without an idempotency key: fail, release, say why. */
+  private async failUncertain(job: Job, provider: string, error?: unknown): Promise<void> {
+    const message =
+      `the gateway could not learn whether ${provider} received this job (${error ? `the submit was cut off: ${(error as Error).message}` : 'its runner stopped before the answer to the submit was stored'}), ` +
+      `and ${provider} offers no idempotency key or job list to find out; the job was failed and nothing was charged rather than risk paying for it twice`;
+    this.services.logger.error({ err: error, jobId: job.id, provider }, 'job submit outcome unknown at a vendor without idempotency; failing the job and releasing its hold');
+    await this.services.jobs.fail(job, this.owner, { code: 'submit_uncertain', message });
+  }
+
+  private async poll(job: Job, lease: StepLease): Promise<void> {
     const { jobs, logger, upstreams } = this.services;
     const upstream = job.provider ? upstreams.get(job.provider) : undefined;
     const adapter = upstream && jobAdapterFor(upstream.kind, operationOfKind[job.kind]);
@@ -193,8 +333,9 @@ export class JobRunner {
     const target = this.target(upstream, job.upstreamModel ?? '');
     let state: UpstreamJobState;
     try {
-      state = await runMediaOperation(upstream, operations.poll, job.upstreamId!, target, this.signal(upstream), adapter.parseError);
+      state = await runMediaOperation(upstream, operations.poll, job.upstreamId!, target, this.signal(upstream, lease), adapter.parseError);
     } catch (error) {
+      if (lease.lost) return;
       if (error instanceof UpstreamError && !error.retryable) {
         await jobs.fail(job, this.owner, { code: 'upstream_error', message: error.message });
         return;
@@ -225,12 +366,20 @@ export class JobRunner {
         await jobs.fail(job, this.owner, { code: state.code, message: state.message, upstreamStatus: state.raw });
         return;
       case 'completed':
-        await this.collect(job, upstream, adapter, operations, target, state);
+        await this.collect(job, upstream, adapter, operations, target, state, lease);
     }
   }
 
   /** Downloads the results, stores them as files, then ends the job with its charge. */
-  private async collect(job: Job, upstream: Upstream, adapter: JobAdapter, operations: JobOperations<unknown>, target: MediaTarget, state: Extract<UpstreamJobState, { state: 'completed' }>): Promise<void> {
+  private async collect(
+    job: Job,
+    upstream: Upstream,
+    adapter: JobAdapter,
+    operations: JobOperations<unknown>,
+    target: MediaTarget,
+    state: Extract<UpstreamJobState, { state: 'completed' }>,
+    lease: StepLease,
+  ): Promise<void> {
     const { jobs, files, logger, catalog, config } = this.services;
     const wanted = job.kind === 'music' ? (catalog.resolve(job.model).config.capabilities.tracks ?? state.assets.length) : 1;
     const assets = state.assets.slice(0, wanted);
@@ -242,8 +391,9 @@ export class JobRunner {
     for (const [index, asset] of assets.entries()) {
       let data: Uint8Array;
       try {
-        data = await runMediaOperation(upstream, operations.download, asset, target, this.signal(upstream), adapter.parseError);
+        data = await runMediaOperation(upstream, operations.download, asset, target, this.signal(upstream, lease), adapter.parseError);
       } catch (error) {
+        if (lease.lost) return;
         logger.warn({ err: error, jobId: job.id }, 'job result download failed; retrying');
         await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
         return;
@@ -295,9 +445,44 @@ export class JobRunner {
     return { model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
   }
 
-  private signal(upstream: Upstream): AbortSignal {
-    return AbortSignal.timeout(Math.min(upstream.timeoutMs, stepTimeoutMs));
+  /** The step's deadline for one upstream call, cut short when the job's lease is lost. */
+  private signal(upstream: Upstream, lease: StepLease): AbortSignal {
+    return AbortSignal.any([AbortSignal.timeout(Math.min(upstream.timeoutMs, stepTimeoutMs)), lease.signal]);
   }
+}
+
+/** The lease of the job a step is working on, kept alive by its heartbeat (JobRunner.keepLease). */
+interface StepLease {
+  /** Set when a renewal found the job taken: the step must store nothing more. */
+  lost: boolean;
+  /** Aborted when the lease is lost. */
+  readonly signal: AbortSignal;
+  stop(): void;
+}
+
+/**
+ * The idempotency key of a job's submit: derived from the job id alone, so every runner, after
+ * any crash, sends the same one, and the vendor answers the job it already made for it.
+ */
+export function submitKeyOf(job: Pick<Job, 'id' | 'submitKey'>): string {
+  return job.submitKey ?? `gw-${job.id}`;
+}
+
+/**
+ * Whether a failed submit shows the vendor made nothing: it answered with an error status (or
+ * an error envelope), or the connection was refused before the request left. A timeout, a cut
+ * connection or a 2xx that could not be read may hide a job the vendor made. With an
+ * idempotency key, 500, 502 and 504 count as unknown too (the work may have run behind them):
+ * re-sending with the key is free, while moving to another route could pay twice. Without a
+ * key they stay refusals — failing every job on a passing 502 would cost more than the rare
+ * double job they might hide.
+ */
+function isRefusal(error: unknown, keyed: boolean): error is UpstreamError {
+  if (!(error instanceof UpstreamError)) return false;
+  if (error.upstreamType === 'connection_refused') return true;
+  if (error.status === 0 || error.upstreamType === 'timeout' || error.upstreamType === 'invalid_response' || error.upstreamType === 'response_too_large') return false;
+  if (keyed && (error.status === 500 || error.status === 502 || error.status === 504)) return false;
+  return true;
 }
 
 /** Host, process and a random part: two runners in one process differ too. */

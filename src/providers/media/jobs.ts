@@ -21,6 +21,14 @@ export interface JobOperations<Request> {
 
 export interface JobAdapter {
   readonly kind: string;
+  /**
+   * The request header by which the vendor makes a repeated submit answer the job it already
+   * made (OpenAI: `Idempotency-Key`). The runner sends a key derived from the job id and, when
+   * a submit's outcome is unknown (the runner died, the answer was lost), re-sends with the
+   * same key. Without one the vendor offers no safe way to find out, and such a job is failed
+   * with its hold released rather than risk paying for it twice.
+   */
+  readonly idempotencyHeader?: string;
   readonly video?: JobOperations<VideoJobRequest>;
   readonly videoUpscale?: JobOperations<VideoUpscaleJobRequest>;
   readonly music?: JobOperations<MusicJobRequest>;
@@ -28,3 +36,15 @@ export interface JobAdapter {
 }
 
 export type JobOperationName = 'video' | 'videoUpscale' | 'music';
+
+/** The submit with the idempotency key in its header (unchanged when the adapter has no header). */
+export function keyedSubmit<Request>(submit: MediaOperation<Request, SubmittedJob>, header: string | undefined, key: string): MediaOperation<Request, SubmittedJob> {
+  if (header === undefined) return submit;
+  return {
+    build: (request, target) => {
+      const built = submit.build(request, target);
+      return { ...built, headers: { ...built.headers, [header]: key } };
+    },
+    parse: submit.parse,
+  };
+}

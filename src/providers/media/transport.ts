@@ -140,7 +140,9 @@ function transportError(error: unknown, name: string, signal: AbortSignal): Erro
   }
   if ((error as Error).name === 'AbortError') return error as Error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) return timeoutError(name);
-  return new UpstreamError(`upstream "${name}" connection failed: ${(error as Error).message}`, 0, true, 'connection_error');
+  // Refused: the request never left, so nothing was made upstream (a job submit may go elsewhere).
+  const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+  return new UpstreamError(`upstream "${name}" connection failed: ${(error as Error).message}`, 0, true, refused ? 'connection_refused' : 'connection_error');
 }
 
 function timeoutError(name: string): UpstreamError {

@@ -21,14 +21,22 @@ function underV1<Request>(operations: JobOperations<Request>): JobOperations<Req
   return { submit: wrap(operations.submit), poll: wrap(operations.poll), download: wrap(operations.download) };
 }
 
-const openaiVideos: JobAdapter = { kind: 'openai', video: openaiVideoOperations, parseError: errorFromResponse };
+// What a submit whose outcome is unknown becomes (README "Jobs sent upstream exactly once"):
+// OpenAI honours Idempotency-Key, so it is re-sent with the same key, as is the simulator's.
+// An OpenAI-compatible vendor may ignore the header: it is sent, but not relied on. Suno-style
+// music and the upscaler have neither a key nor a job list to look the job up in. Those jobs
+// are failed with their hold released.
+const openaiVideos: JobAdapter = { kind: 'openai', video: openaiVideoOperations, parseError: errorFromResponse, idempotencyHeader: 'Idempotency-Key' };
+const compatibleVideos: JobAdapter = { kind: 'openai-compatible', video: openaiVideoOperations, parseError: errorFromResponse };
 const suno: JobAdapter = { kind: 'suno', music: sunoMusicOperations, parseError: parseSunoError };
 const upscaler: JobAdapter = { kind: 'upscaler', videoUpscale: upscalerVideoOperations, parseError: parseStabilityError };
-const simVideos: JobAdapter = { kind: 'sim', video: underV1(openaiVideoOperations), parseError: errorFromResponse };
+// The simulator's music and upscaler keep the real vendors' adapters (no key), so the
+// simulator exercises the fail-and-release path too; its videos are OpenAI's, keyed.
+const simVideos: JobAdapter = { kind: 'sim', video: underV1(openaiVideoOperations), parseError: errorFromResponse, idempotencyHeader: 'Idempotency-Key' };
 
 const adaptersByKind: Readonly<Record<string, readonly JobAdapter[]>> = {
   openai: [openaiVideos],
-  'openai-compatible': [openaiVideos],
+  'openai-compatible': [compatibleVideos],
   suno: [suno],
   upscaler: [upscaler],
   sim: [simVideos, suno, upscaler],
