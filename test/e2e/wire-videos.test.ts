@@ -1,6 +1,7 @@
 // Issue 14 item 8: videos as the openai@6 SDK calls them beyond create/retrieve: list with its
 // pagination, delete (content gone, charge kept), the thumbnail variant (a clear 404).
 import OpenAI from 'openai';
+import { patternPng } from '../../src/sim/media/png.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { api, assertJobMoneySettled, charges, startJobGateway } from '../helpers/jobs.js';
 
@@ -37,5 +38,44 @@ testOnBackends('videos: list pages as videos.list() asks, delete removes the con
   t.is((await openai.videos.downloadContent(ids[1]!)).status, 200, 'the others are untouched');
   t.is(((await t.throwsAsync(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: stranger.key, maxRetries: 0 }).videos.delete(ids[1]!))) as any).status, 404);
   t.deepEqual(await charges(database, client.accountId), [360_000n, 360_000n, 360_000n]);
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
+testOnBackends('videos: input_references and every input_reference shape are accepted and priced the same in the quote and the charge; URLs are refused by field', async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const png = patternPng(64, 36, 'reference');
+  const dataUrl = `data:image/png;base64,${png.toString('base64')}`;
+  const stored = await gateway.services.files.save(client.accountId, 'upload', 'image/png', png);
+  const base = { model: 'sim/video', prompt: 'a lighthouse [[sim:job-seconds=0.1]]', seconds: '4' };
+  // 4 s × 9.00 RUB + one reference × 1.80 RUB.
+  const shapes = [{ input_references: [dataUrl] }, { input_references: [String(stored.id)] }, { input_reference: { image_url: dataUrl } }, { input_reference: { file_id: String(stored.id) } }, { input_reference: dataUrl }];
+  for (const shape of shapes) {
+    const quote = await api(gateway, client.key, 'POST', '/v1/videos/price', { ...base, ...shape });
+    t.is(quote.status, 200, JSON.stringify(shape).slice(0, 60));
+    t.is(quote.body.references, 1);
+    t.is(quote.body.price_rub, '37.8000');
+  }
+  const created = await api(gateway, client.key, 'POST', '/v1/videos', { ...base, input_references: [dataUrl], wait: true });
+  t.is(created.body.status, 'completed');
+  t.is(created.body.charged_rub, '37.8000', 'the reference is charged as quoted');
+  const fromFile = await api(gateway, client.key, 'POST', '/v1/videos', { ...base, input_reference: { file_id: String(stored.id) }, wait: true });
+  t.is(fromFile.body.charged_rub, '37.8000');
+  t.deepEqual(await charges(database, client.accountId), [378_000n, 378_000n]);
+
+  const refusals: [Record<string, unknown>, unknown[]][] = [
+    [{ input_references: ['https://example.com/a.png'] }, ['body', 'input_references', 0]],
+    [{ input_references: [dataUrl, dataUrl] }, ['body', 'input_reference']],
+    [{ input_references: ['not a reference'] }, ['body', 'input_references', 0]],
+    [{ input_reference: { image_url: 'https://example.com/a.png' } }, ['body', 'input_reference', 'image_url']],
+  ];
+  for (const [shape, loc] of refusals) {
+    const refused = await api(gateway, client.key, 'POST', '/v1/videos', { ...base, ...shape });
+    t.is(refused.status, 422, JSON.stringify(shape).slice(0, 60));
+    t.deepEqual(refused.body.detail[0].loc, loc);
+  }
+  const missing = await api(gateway, client.key, 'POST', '/v1/videos', { ...base, input_references: ['999999'] });
+  t.is(missing.status, 422);
+  t.deepEqual(missing.body.detail[0].loc, ['body', 'input_references', 0]);
   await assertJobMoneySettled(t, database, client.accountId);
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { formatRub } from '../../billing/money.js';
 import { videoPriceUnits } from '../../billing/job-pricing.js';
 import { convertDecimal } from '../../billing/pricing.js';
+import { isDataUrl, parseDataUrl } from '../../dialects/shared/data-url.js';
 import { imageType } from '../../media/inspect.js';
 import { publicJobObject } from '../../jobs/job-object.js';
 import type { InputFile } from '../../model/media.js';
@@ -26,7 +27,13 @@ const videoFields = z.object({
   seconds: z.union([z.string().regex(/^\d{1,3}$/, 'expected whole seconds such as "4"'), z.number().int().positive().max(600)]).optional(),
   size: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected a size "<width>x<height>" such as "1280x720"').optional(),
   seed: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
-  input_reference: z.object({ file_id: z.coerce.number().int().positive().optional(), image_url: z.string().optional() }).strict().optional(),
+  // The spec's shapes: an uploaded file (multipart), {file_id} or {image_url} (a base64 data:
+  // URL; remote URLs are refused, the gateway fetches nothing), or the same as a plain string;
+  // and `input_references`, a list of such strings. Each one is priced (per_reference).
+  input_reference: z
+    .union([z.string().min(1), z.object({ file_id: z.union([z.string().min(1), z.number().int().positive()]).optional(), image_url: z.string().min(1).optional() }).strict()])
+    .optional(),
+  input_references: z.array(z.string().min(1)).max(16).optional(),
   ...jobControlFields,
 });
 type VideoFields = z.output<typeof videoFields>;
@@ -84,16 +91,51 @@ async function readVideoRequest(ctx: Context): Promise<{ fields: VideoFields; up
   return { fields: validate(videoFields, ctx.request.body ?? {}, 'body') };
 }
 
-function referenceCount(fields: VideoFields, upload: InputFile | undefined): number {
-  if (fields.input_reference?.image_url !== undefined) {
-    throw invalid(['body', 'input_reference', 'image_url'], 'image URLs are not fetched by this gateway: upload the image as input_reference, or give {file_id} of a stored file', fields.input_reference.image_url);
+/** A reference image as the request names it: a stored file of the account, or inline bytes. */
+type Reference = { readonly loc: (string | number)[] } & ({ readonly fileId: number } | { readonly inline: InputFile });
+
+/** A reference string: a file id ("123", "file-123") or a base64 data: URL; anything else is refused by field. */
+function referenceOf(value: string | number, loc: (string | number)[]): Reference {
+  const text = String(value).trim();
+  const id = /^(?:file[-_])?(\d{1,15})$/.exec(text)?.[1];
+  if (id !== undefined && Number(id) > 0) return { loc, fileId: Number(id) };
+  if (isDataUrl(text)) {
+    const parts = parseDataUrl(text);
+    if (!parts) throw invalid(loc, 'a data: URL must be base64 ("data:image/png;base64,…")', text.slice(0, 64));
+    return { loc, inline: { data: Buffer.from(parts.data, 'base64'), mediaType: parts.mediaType, filename: 'reference' } };
   }
-  return (upload ? 1 : 0) + (fields.input_reference?.file_id !== undefined ? 1 : 0);
+  if (/^https?:\/\//i.test(text)) throw invalid(loc, 'image URLs are not fetched by this gateway: upload the image, or give a file id or a base64 data: URL', text);
+  throw invalid(loc, 'expected a file id or a base64 data: URL of an image', text.slice(0, 64));
+}
+
+/** Every reference image of the request, in order: the upload, input_reference, input_references. */
+function referencesOf(fields: VideoFields, upload: InputFile | undefined): Reference[] {
+  const references: Reference[] = [];
+  if (upload) references.push({ loc: ['body', 'input_reference'], inline: upload });
+  const single = fields.input_reference;
+  if (typeof single === 'string') references.push(referenceOf(single, ['body', 'input_reference']));
+  else if (single?.file_id !== undefined) references.push(referenceOf(single.file_id, ['body', 'input_reference', 'file_id']));
+  else if (single?.image_url !== undefined) references.push(referenceOf(single.image_url, ['body', 'input_reference', 'image_url']));
+  fields.input_references?.forEach((value, index) => references.push(referenceOf(value, ['body', 'input_references', index])));
+  return references;
+}
+
+/** A reference as a stored image file of the account (inline bytes are saved as an upload). */
+async function storedReference(services: ServerServices, accountId: string, reference: Reference): Promise<{ id: number; sha256: string }> {
+  if ('fileId' in reference) {
+    const file = await services.files.get(accountId, reference.fileId);
+    if (!file || !file.mediaType.startsWith('image/')) throw invalid(reference.loc, `no image file ${reference.fileId} in this account`, reference.fileId);
+    return { id: file.id, sha256: file.sha256 };
+  }
+  const type = imageType(reference.inline.data);
+  if (!type) throw invalid(reference.loc, `"${reference.inline.filename}" is not a PNG, JPEG or WebP image`);
+  const file = await services.files.save(accountId, 'upload', type, reference.inline.data, { filename: reference.inline.filename });
+  return { id: file.id, sha256: file.sha256 };
 }
 
 export const priceVideo: Handler = async (ctx, services) => {
   const { fields, upload } = await readVideoRequest(ctx);
-  const quote = quoteVideo(services, fields, referenceCount(fields, upload));
+  const quote = quoteVideo(services, fields, referencesOf(fields, upload).length);
   ctx.state.model = quote.modelId;
   const priceRub = formatRub(quote.priceUnits);
   ctx.body = {
@@ -109,24 +151,18 @@ export const priceVideo: Handler = async (ctx, services) => {
 
 export const createVideo: Handler = async (ctx, services) => {
   const { fields, upload } = await readVideoRequest(ctx);
-  const quote = quoteVideo(services, fields, referenceCount(fields, upload));
+  const references = referencesOf(fields, upload);
+  // The count prices the job (quote and hold alike); quoteVideo refuses more than the model takes.
+  const quote = quoteVideo(services, fields, references.length);
   ctx.state.model = quote.modelId;
   await validateWebhookUrl(services, fields.webhook_url);
   const apiKey = ctx.state.apiKey!;
-  let referenceFileId: number | undefined = fields.input_reference?.file_id;
-  let referenceSha: string | undefined;
-  if (referenceFileId !== undefined) {
-    const file = await services.files.get(apiKey.accountId, referenceFileId);
-    if (!file || !file.mediaType.startsWith('image/')) throw invalid(['body', 'input_reference', 'file_id'], `no image file ${referenceFileId} in this account`, referenceFileId);
-    referenceSha = file.sha256;
-  }
-  if (upload) {
-    const type = imageType(upload.data);
-    if (!type) throw invalid(['body', 'input_reference'], `"${upload.filename}" is not a PNG, JPEG or WebP image`);
-    const file = await services.files.save(apiKey.accountId, 'upload', type, upload.data, { filename: upload.filename });
-    referenceFileId = file.id;
-    referenceSha = file.sha256;
-  }
+  const stored = [];
+  for (const reference of references) stored.push(await storedReference(services, apiKey.accountId, reference));
+  // The OpenAI-style video upstreams take one reference image; every configured video model
+  // declares max_references 1, so no priced reference goes unsent.
+  const referenceFileId = stored[0]?.id;
+  const referenceSha = stored.length > 1 ? stored.map((file) => file.sha256).join(',') : stored[0]?.sha256;
   const request = { prompt: fields.prompt, seconds: quote.seconds, size: quote.size, seed: fields.seed, reference_file_id: referenceFileId };
   const { job } = await submitJob(services, {
     kind: 'video',
