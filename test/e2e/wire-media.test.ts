@@ -2,6 +2,7 @@
 // token arrays (item 10), the spec's vendor ids on a fresh install (item 13), the catalog's
 // types (item 11).
 import OpenAI, { toFile } from 'openai';
+import { parseBuffer } from 'music-metadata';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -94,4 +95,33 @@ testOnBackends('audio streaming: transcriptions with stream: true give transcrip
   t.truthy(plain.text);
   t.is(deltas, plain.text, 'the deltas concatenate to the transcript');
   t.is(done?.text, plain.text);
+});
+
+testOnBackends('speech: the simulator produces every format the catalog lists, in its container, of the expected length', async (t, database) => {
+  const { openai } = await setup(t, database);
+  const input = 'x'.repeat(45); // 3 seconds of simulated speech
+  const listed = ((await openai.models.retrieve('sim/tts')) as any).capabilities.formats as string[];
+  t.deepEqual(listed, ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
+  const expected: Record<string, { type: string; container?: string }> = {
+    mp3: { type: 'audio/mpeg', container: 'MPEG' },
+    opus: { type: 'audio/opus', container: 'Ogg' },
+    aac: { type: 'audio/aac', container: 'ADTS/MPEG-4' },
+    flac: { type: 'audio/flac', container: 'FLAC' },
+    wav: { type: 'audio/wav', container: 'WAVE' },
+    pcm: { type: 'audio/pcm' },
+  };
+  for (const format of listed) {
+    const speech = await openai.audio.speech.create({ model: 'sim/tts', voice: 'alloy', input, response_format: format as never });
+    t.is(speech.headers.get('content-type'), expected[format]!.type, format);
+    const bytes = new Uint8Array(await speech.arrayBuffer());
+    if (format === 'pcm') {
+      t.is(bytes.length, 3 * 24_000 * 2, 'pcm: 16-bit 24 kHz mono');
+      continue;
+    }
+    const metadata = await parseBuffer(bytes, { mimeType: expected[format]!.type }, { duration: true });
+    t.is(metadata.format.container, expected[format]!.container, format);
+    t.is(metadata.format.numberOfChannels, 1, format);
+    // Exact where the container states it (FLAC's sample count, Ogg's granule, WAV's data size).
+    if (format === 'flac' || format === 'opus' || format === 'wav') t.is(metadata.format.duration, 3, format);
+  }
 });

@@ -127,7 +127,10 @@ test('audio.speech: a valid MP3 whose frames last max(1, chars/15) / speed secon
   t.is((await pcm.arrayBuffer()).byteLength, 2 * 24000 * 2);
 
   await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x'.repeat(4097) }), { instanceOf: OpenAI.BadRequestError, message: /4096/ });
-  await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'opus' }), { instanceOf: OpenAI.BadRequestError, message: /not supported by the simulator/ });
+  // Issue 14 item 9: opus, aac and flac are produced too (speech-formats tests in test/e2e/wire-media.test.ts).
+  const opus = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'opus' });
+  t.is(opus.headers.get('content-type'), 'audio/opus');
+  t.is(Buffer.from(await opus.arrayBuffer()).toString('latin1', 0, 4), 'OggS');
   await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, speed: 5 }), { instanceOf: OpenAI.BadRequestError, message: /speed/ });
   await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', input } as never), { instanceOf: OpenAI.BadRequestError, message: /voice/ });
   await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x [[sim:status=500]]' }), { instanceOf: OpenAI.InternalServerError });

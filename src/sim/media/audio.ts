@@ -1,6 +1,7 @@
 // OpenAI audio (wire-formats.md §4). POST /v1/audio/speech: JSON in, real audio bytes out,
 // silence lasting max(1, characters / 15) seconds / speed (mp3: MPEG-1 Layer III 128 kbit/s
-// 44.1 kHz mono; wav: 16-bit 24 kHz mono; pcm: raw 16-bit 24 kHz). POST
+// 44.1 kHz mono; wav: 16-bit 24 kHz mono; pcm: raw 16-bit 24 kHz; flac: 16-bit 24 kHz mono;
+// opus: Ogg Opus, 20 ms packets; aac: ADTS AAC-LC 24 kHz mono). POST
 // /v1/audio/transcriptions: multipart `file`, its duration measured from the audio itself
 // (WAV header or MP3 frames), a deterministic transcript in the requested response_format.
 import type { SimContext } from '../context.js';
@@ -12,6 +13,9 @@ import { applyFaults, optionalEnum, optionalNumber, optionalString, readForm, re
 import { formFields } from './multipart.js';
 import { readMp3Info, silentMp3 } from './mp3.js';
 import { readWavInfo, silentPcm, silentWav } from './wav.js';
+import { silentAdtsAac } from './adts.js';
+import { silentFlac } from './flac.js';
+import { silentOggOpus } from './ogg-opus.js';
 
 export const maxSpeechInputChars = 4096;
 /** OpenAI's upload limit for transcriptions (25 MB). */
@@ -23,7 +27,7 @@ export function speechSeconds(input: string, speed = 1): number {
 }
 
 const speechFormats = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
-const contentTypes: Record<string, string> = { mp3: 'audio/mpeg', wav: 'audio/wav', pcm: 'audio/pcm' };
+const contentTypes: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
 
 /** POST /v1/audio/speech */
 export async function handleSpeech(context: SimContext): Promise<void> {
@@ -37,14 +41,14 @@ export async function handleSpeech(context: SimContext): Promise<void> {
   if (voice === undefined || voice === null) throw new SimError(400, "Missing required parameter: 'voice'.", 'voice', undefined, 'missing_required_parameter');
   if (!(typeof voice === 'string' && voice.length > 0) && !(isRecord(voice) && typeof voice.id === 'string')) throw invalid('voice: expected a voice name or {"id": "voice_…"}', 'voice');
   const format = optionalEnum(body.response_format, 'response_format', speechFormats) ?? 'mp3';
-  if (format === 'opus' || format === 'aac' || format === 'flac') throw invalid(`response_format '${format}': format not supported by the simulator (use mp3, wav or pcm)`, 'response_format');
   const speed = optionalNumber(body.speed, 'speed', 0.25, 4) ?? 1;
   optionalString(body.instructions, 'instructions');
   const streamFormat = optionalEnum(body.stream_format, 'stream_format', ['audio', 'sse']);
   if (streamFormat === 'sse') throw invalid("stream_format 'sse' is not supported by the simulator", 'stream_format');
   if (!(await applyFaults(context, input))) return;
   const seconds = speechSeconds(input, speed);
-  const audio = format === 'wav' ? silentWav(seconds) : format === 'pcm' ? silentPcm(seconds) : silentMp3(seconds);
+  const encoders = { mp3: silentMp3, opus: silentOggOpus, aac: silentAdtsAac, flac: silentFlac, wav: silentWav, pcm: silentPcm };
+  const audio = encoders[format](seconds);
   sendBytes(context, audio, contentTypes[format]!);
 }
 
