@@ -5,7 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionContext } from 'ava';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
-import { api, assertJobMoneySettled } from '../helpers/jobs.js';
+import { capturedLogger, startGateway } from '../helpers/gateway.js';
+import { api, assertJobMoneySettled, fastJobsConfig } from '../helpers/jobs.js';
 import { createClient, processEnv, type RunningProcess, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
 
 interface SimCounts {
@@ -142,5 +143,25 @@ testOnBackends(`a submit slower than the lease, two runners, no crash: ${slowJob
     rows.map(() => ['completed', 1]),
   );
   await assertOneChargeOrRelease(t, database, ids);
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
+testOnBackends('a runner whose job is taken mid-submit (cancelled by the operator) learns it at its next heartbeat, aborts the submit and stores nothing', async (t, database) => {
+  t.timeout(120_000);
+  const { logger, lines } = capturedLogger('info');
+  const gateway = await startGateway(t, database, { raw: fastJobsConfig({ jobs: { tick: '50ms', lease: '1s', deadline: '2m', concurrency: 4 } }), jobRunner: true, logger });
+  const client = await gateway.newClient({ balanceUnits: 100_000_000n });
+  const created = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'cancelled mid-submit [[sim:submit-delay=60000]]', seconds: 4 });
+  const id = created.body.id as string;
+  await until(async () => (await database.db('jobs').where({ id }).first()).submit_state === 'submitting');
+  t.true(await gateway.services.jobs.cancel(id));
+  await until(async () => lines.some((line) => line.msg?.startsWith('job lease lost') && line.jobId === id));
+  // The aborted step is over once the runner has nothing in hand: stop it and look.
+  await gateway.stop();
+  const row = await database.db('jobs').where({ id }).first();
+  t.like(row, { status: 'cancelled', error_code: 'cancelled', upstream_id: null, submit_state: 'submitting' });
+  t.is(Number(row.submits), 1);
+  t.is((await database.db('holds').where({ id: row.hold_id }).first()).status, 'released');
+  t.false(lines.some((line) => line.jobId === id && line.level >= 50), 'nothing logged as a failure: the step just stopped');
   await assertJobMoneySettled(t, database, client.accountId);
 });
