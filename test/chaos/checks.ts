@@ -43,6 +43,8 @@ function lastError(output: string): string {
 
 export class Checker {
   private readonly counted = new Map<LossKind, Set<string>>(lossKinds.map((kind) => [kind, new Set<string>()]));
+  /** Jobs failed `submit_uncertain` so far: not a loss (released uncharged), shown in the summary. */
+  uncertainSubmits = 0;
 
   constructor(
     private readonly cluster: Cluster,
@@ -157,16 +159,22 @@ export class Checker {
 
   /**
    * Paid upstream once: the simulator counts the jobs it created (what a vendor bills); each
-   * gateway job that reached it recorded one upstream id. More upstream jobs than that is a
-   * job sent twice (a crash mid-submit, a submit outliving its lease).
+   * gateway job that reached it recorded one upstream id, except a job whose submit outcome was
+   * unknown at a vendor without idempotency keys (music): it fails `submit_uncertain`, released,
+   * having made at most one upstream job. More upstream jobs than both is a job sent twice (a
+   * crash mid-submit, a submit outliving its lease).
    */
   private async upstreamDuplicates(): Promise<{ extra: number; detail: string }> {
     const response = await fetch(`${this.cluster.simulator.url}/__sim/stats`, { signal: AbortSignal.timeout(5000) });
     const stats = (await response.json()) as { jobs: Record<string, { created: number }> };
     const created = Object.values(stats.jobs).reduce((sum, counts) => sum + counts.created, 0);
-    const row = await this.cluster.database.db('jobs').whereNotNull('upstream_id').countDistinct({ n: 'upstream_id' }).first();
-    const recorded = Number(row?.n ?? 0);
-    return { extra: Math.max(0, created - recorded), detail: `the upstream created ${created} jobs for ${recorded} gateway jobs that reached it` };
+    const { db } = this.cluster.database;
+    const recorded = Number((await db('jobs').whereNotNull('upstream_id').countDistinct({ n: 'upstream_id' }).first())?.n ?? 0);
+    this.uncertainSubmits = Number((await db('jobs').whereNull('upstream_id').where({ error_code: 'submit_uncertain' }).count({ n: '*' }).first())?.n ?? 0);
+    return {
+      extra: Math.max(0, created - recorded - this.uncertainSubmits),
+      detail: `the upstream created ${created} jobs for ${recorded} gateway jobs with an upstream id and ${this.uncertainSubmits} failed submit_uncertain`,
+    };
   }
 
   /** balance == sum(ledger), held == sum(active holds), 0 <= held <= balance, per account. */

@@ -12,6 +12,8 @@ export interface ChaosSummary {
   requests: number;
   streams: number;
   jobs: number;
+  /** Jobs failed `submit_uncertain` (a vendor without idempotency keys, a crash mid-submit): released uncharged. */
+  uncertainSubmits: number;
   hostileInputs: number;
   /** Each kind of loss, counted once per lost thing: all must be 0. */
   lost: Record<LossKind, number>;
@@ -28,6 +30,7 @@ export function emptySummary(backend: string, seed: number): ChaosSummary {
     requests: 0,
     streams: 0,
     jobs: 0,
+    uncertainSubmits: 0,
     hostileInputs: 0,
     lost: Object.fromEntries(lossKinds.map((kind) => [kind, 0])) as Record<LossKind, number>,
     details: [],
@@ -65,7 +68,7 @@ export function summaryLines(summary: ChaosSummary, seconds: number): string[] {
   const total = totalLost(summary);
   return [
     `chaos ${summary.backend}, seed ${summary.seed}: ${summary.rounds} rounds in ${Math.round(seconds)} s; faults: ${faults || 'none'}`,
-    `requests sent: ${summary.requests} (${summary.streams} streams), jobs created: ${summary.jobs}, hostile inputs: ${summary.hostileInputs}`,
+    `requests sent: ${summary.requests} (${summary.streams} streams), jobs created: ${summary.jobs} (${summary.uncertainSubmits} failed submit_uncertain, released), hostile inputs: ${summary.hostileInputs}`,
     ...lossKinds.map((kind) => `lost: ${summary.lost[kind]} ${kind}`),
     total === 0 ? 'nothing lost' : `LOST ${total} — see the ✘ lines above`,
   ];

@@ -67,6 +67,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       for (const line of lines) log(line);
     }
     summary.lost = checker.totals();
+    summary.uncertainSubmits = checker.uncertainSubmits;
   } finally {
     await cluster.stop();
   }
