@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import test from 'ava';
-import { createDispatcher, type Upstream } from '../../src/providers/http-transport.js';
+import { createDispatcher, retryAfterMs, type Upstream } from '../../src/providers/http-transport.js';
 import { openaiMediaAdapter } from '../../src/providers/media/openai/adapter.js';
 import { runMediaOperation, sendMedia } from '../../src/providers/media/transport.js';
 import type { MediaHttpRequest } from '../../src/providers/media/types.js';
@@ -202,7 +202,7 @@ test('aborting passes the AbortError through, before the headers and while readi
   t.is((early as Error).name, 'AbortError');
 });
 
-test('a dropped connection or a refused one: status 0, retryable', async (t) => {
+test('a dropped connection or a refused one: status 0, retryable; a refused one says so (the request never left)', async (t) => {
   const dropped = await t.throwsAsync(sendMedia(upstream(), post('/drop'), never(), parseError), { instanceOf: UpstreamError });
   t.like(dropped, { status: 0, retryable: true, upstreamType: 'connection_error' });
   const closed = createServer();
@@ -210,7 +210,7 @@ test('a dropped connection or a refused one: status 0, retryable', async (t) => 
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const refused = await t.throwsAsync(sendMedia(upstream(), { url: `http://127.0.0.1:${port}/x`, method: 'POST', headers: {} }, never(), parseError), { instanceOf: UpstreamError });
-  t.like(refused, { status: 0, retryable: true, upstreamType: 'connection_error' });
+  t.like(refused, { status: 0, retryable: true, upstreamType: 'connection_refused' });
   t.regex(refused!.message, /media-test/);
 });
 
@@ -226,4 +226,11 @@ test('runMediaOperation: a non-2xx never reaches the parser', async (t) => {
   const error = await t.throwsAsync(runMediaOperation(upstream(), operation, {}, { model: 'm', baseUrl }, never(), openaiMediaAdapter.parseError), { instanceOf: UpstreamError });
   t.is(error?.status, 400);
   t.false(parsed);
+});
+
+test('retryAfterMs is whole milliseconds, rounded up: it becomes a stored time (a job next_run_at, a bigint on PostgreSQL)', (t) => {
+  t.is(retryAfterMs({ 'retry-after-ms': '12.5' }), 13);
+  t.is(retryAfterMs({ 'retry-after': '0.2505' }), 251);
+  t.is(retryAfterMs({ 'retry-after': '2' }), 2000);
+  t.true(Number.isSafeInteger(retryAfterMs({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })));
 });
