@@ -35,7 +35,65 @@ export const placeHold: HotStatement = {
             WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL) RETURNING id`,
 };
 
-/** Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's). Returns amount_units and charged_units, or no row when the hold was not active. */
+/**
+ * The usage record of a charged request, written by the settle itself: a charge and its usage
+ * record land in one commit, so a process killed right after the settle cannot leave a charge
+ * without its record (a batched insert would lose it for up to a flush interval). Its
+ * cost_units is the charge the statement computed.
+ */
+export interface UsageOfCharge {
+  readonly request_id: string;
+  readonly account_id: string;
+  readonly key_id: string;
+  readonly endpoint: string;
+  readonly model: string;
+  readonly provider: string;
+  readonly upstream_model: string;
+  readonly status: 'completed' | 'aborted' | 'failed';
+  readonly input_tokens: number;
+  readonly cached_input_tokens: number;
+  readonly cache_write_input_tokens: number;
+  readonly output_tokens: number;
+  readonly reasoning_tokens: number;
+  readonly estimated: boolean;
+  readonly latency_ms: number;
+  readonly ttft_ms: number | null;
+  readonly finish_reason: string | null;
+  readonly created_at: number;
+}
+
+/** The settle's bindings for its usage record (all null: the settle writes none). */
+export function usageBindings(usage: UsageOfCharge | undefined): Record<string, string | number | null> {
+  return {
+    uRequestId: usage?.request_id ?? null,
+    uAccountId: usage?.account_id ?? null,
+    uKeyId: usage?.key_id ?? null,
+    uEndpoint: usage?.endpoint ?? null,
+    uModel: usage?.model ?? null,
+    uProvider: usage?.provider ?? null,
+    uUpstreamModel: usage?.upstream_model ?? null,
+    uStatus: usage?.status ?? null,
+    uInput: usage?.input_tokens ?? null,
+    uCached: usage?.cached_input_tokens ?? null,
+    uCacheWrite: usage?.cache_write_input_tokens ?? null,
+    uOutput: usage?.output_tokens ?? null,
+    uReasoning: usage?.reasoning_tokens ?? null,
+    uEstimated: usage === undefined ? null : usage.estimated ? 1 : 0,
+    uLatency: usage?.latency_ms ?? null,
+    uTtft: usage?.ttft_ms ?? null,
+    uFinish: usage?.finish_reason ?? null,
+    uCreatedAt: usage?.created_at ?? null,
+  };
+}
+
+const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
+         cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at`;
+
+/**
+ * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and the
+ * u… bindings of usageBindings (a usage record written with the charge, or none). Returns
+ * amount_units and charged_units, or no row when the hold was not active.
+ */
 export const settleHold: HotStatement = {
   writes: true,
   pg: `WITH closed AS (
@@ -51,11 +109,24 @@ export const settleHold: HotStatement = {
          INSERT INTO ledger_transactions (account_id, kind, amount_units, balance_after_units, hold_id, model, description, request_id, created_at)
          SELECT account_id, 'charge', -charged_units, balance_units, id, model, description, request_id, closed_at FROM moved WHERE charged_units > 0
          RETURNING id
+       ), usage AS (
+         INSERT INTO usage_records (${usageColumns})
+         SELECT CAST(:uRequestId AS TEXT), :uAccountId, :uKeyId, :uEndpoint, :uModel, :uProvider, :uUpstreamModel, :uStatus,
+           CAST(:uInput AS INTEGER), CAST(:uCached AS INTEGER), CAST(:uCacheWrite AS INTEGER), CAST(:uOutput AS INTEGER), CAST(:uReasoning AS INTEGER),
+           charged_units, CAST(:uEstimated AS INTEGER) <> 0, CAST(:uLatency AS INTEGER), CAST(:uTtft AS INTEGER), :uFinish, CAST(:uCreatedAt AS BIGINT)
+         FROM moved WHERE CAST(:uRequestId AS TEXT) IS NOT NULL
+         RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
   sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
               model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
             WHERE id = :id AND status = 'active' RETURNING amount_units, charged_units`,
+  // changes(): rows the UPDATE above changed itself (its triggers' writes are not counted), so
+  // the record is written only when this settle closed the hold.
+  sqliteThen: `INSERT INTO usage_records (${usageColumns})
+                 SELECT :uRequestId, :uAccountId, :uKeyId, :uEndpoint, :uModel, :uProvider, :uUpstreamModel, :uStatus, :uInput, :uCached,
+                   :uCacheWrite, :uOutput, :uReasoning, charged_units, :uEstimated, :uLatency, :uTtft, :uFinish, :uCreatedAt
+                 FROM holds WHERE id = :id AND changes() = 1 AND :uRequestId IS NOT NULL`,
 };
 
 /** Bindings: id, closedAt. Returns a row when the hold was active and is now released. */

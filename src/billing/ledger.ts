@@ -12,7 +12,7 @@ import { keyIsLive } from '../auth/api-keys.js';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError, KeyNotLiveError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
-import { insufficientBalanceMarker, placeHold, releaseHold, settleHold } from './hold-statements.js';
+import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageBindings, type UsageOfCharge } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
 
 export const creditKinds = ['topup', 'bonus', 'referral', 'refund', 'adjustment'] as const;
@@ -44,6 +44,11 @@ export interface EntryDetails {
   readonly model?: string | null;
   readonly description?: string | null;
   readonly requestId?: string | null;
+}
+
+/** What a settle may also write: the request's usage record, in the same statement as the charge. */
+export interface SettleDetails extends EntryDetails {
+  readonly usage?: UsageOfCharge;
 }
 
 export class Ledger {
@@ -134,9 +139,10 @@ export class Ledger {
    * Charges the actual cost and releases the hold, in one statement, once. The charge is
    * capped at the held amount: the hold is the worst case the client was allowed to spend.
    * A zero actual cost writes no ledger row, it only releases. `details` replace the hold's
-   * model, description and request id on the charge (and the closed hold) when given.
+   * model, description and request id on the charge (and the closed hold) when given; a
+   * `usage` record is written with the charge (its cost_units = the charge), or not at all.
    */
-  async settle(holdId: string, actualUnits: bigint, details: EntryDetails & { within?: Knex.Transaction } = {}): Promise<Settlement> {
+  async settle(holdId: string, actualUnits: bigint, details: SettleDetails & { within?: Knex.Transaction } = {}): Promise<Settlement> {
     if (actualUnits < 0n) throw new RangeError('an actual cost cannot be negative');
     const rows = (await this.run(details.within, settleHold, {
       id: holdId,
@@ -145,6 +151,7 @@ export class Ledger {
       model: details.model ?? null,
       description: details.description ?? null,
       requestId: details.requestId ?? null,
+      ...usageBindings(details.usage),
     })) as { amount_units: string | number; charged_units: string | number }[];
     if (rows.length === 0) throw new HoldClosedError(holdId);
     return { chargedUnits: unitsFromSql(rows[0]!.charged_units), capped: actualUnits > unitsFromSql(rows[0]!.amount_units) };

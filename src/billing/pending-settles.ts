@@ -14,7 +14,7 @@
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../observability/logger.js';
 import { HoldClosedError } from './errors.js';
-import type { EntryDetails, Hold, Ledger, Settlement } from './ledger.js';
+import type { Hold, Ledger, SettleDetails, Settlement } from './ledger.js';
 
 export interface PendingSettlesOptions {
   /** Settles and releases kept for retry at most. */
@@ -27,7 +27,7 @@ export interface PendingSettlesOptions {
 }
 
 type Pending =
-  | { readonly kind: 'settle'; readonly holdId: string; readonly actualUnits: bigint; readonly details: EntryDetails; readonly owedUnits: bigint }
+  | { readonly kind: 'settle'; readonly holdId: string; readonly actualUnits: bigint; readonly details: SettleDetails; readonly owedUnits: bigint }
   | { readonly kind: 'release'; readonly holdId: string };
 
 /** Pending entries retried together (they group into few commits: src/db/hot-statements.ts). */
@@ -55,7 +55,7 @@ export class PendingSettles {
    * answers with what it will charge (min(actual, held)). `deferred` tells which. A hold already
    * closed (released by a sweep) throws HoldClosedError, as Ledger.settle does.
    */
-  async settle(hold: Hold, actualUnits: bigint, details: EntryDetails = {}): Promise<Settlement & { deferred: boolean }> {
+  async settle(hold: Hold, actualUnits: bigint, details: SettleDetails = {}): Promise<Settlement & { deferred: boolean }> {
     try {
       return { ...(await this.ledger.settle(hold.id, actualUnits, details)), deferred: false };
     } catch (error) {

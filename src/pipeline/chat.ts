@@ -285,21 +285,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   const upstreamDoneAt = performance.now();
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
-  let chargedUnits = 0n;
-  // A settle or release the database cannot take now is retried in the background
-  // (pending-settles.ts): the response goes out either way, the charge lands later.
-  if (usage && hold) {
-    const settlement = await services.settles.settle(hold, chargeForUsage(prices, usage), { requestId, model: model.id });
-    chargedUnits = settlement.chargedUnits;
-    if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
-  } else if (hold) {
-    await services.settles.release(hold.id);
-  }
-  outcome.chargedUnits = chargedUnits;
-
   const status = !failure ? 'completed' : failure instanceof ClientGoneError ? 'aborted' : 'failed';
   const finalUsage = usage ?? emptyUsage;
-  services.usageRecords.record({
+  const record = {
     request_id: requestId,
     account_id: apiKey.accountId,
     key_id: apiKey.id,
@@ -313,13 +301,27 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     cache_write_input_tokens: finalUsage.cacheWriteInputTokens,
     output_tokens: finalUsage.outputTokens,
     reasoning_tokens: finalUsage.reasoningTokens,
-    cost_units: Number(chargedUnits),
     estimated,
     latency_ms: Math.round(upstreamDoneAt - started),
     ttft_ms: firstOutputAt === undefined ? null : Math.round(firstOutputAt - started),
     finish_reason: accumulator.finishReason ?? null,
     created_at: Date.now(),
-  });
+  } as const;
+  let chargedUnits = 0n;
+  // A charged request's usage record is written by the settle itself (one commit with the
+  // charge: a process killed after the settle cannot leave a charge without its record). A
+  // settle or release the database cannot take now is retried in the background
+  // (pending-settles.ts): the response goes out either way, the charge lands later.
+  if (usage && hold) {
+    const settlement = await services.settles.settle(hold, chargeForUsage(prices, usage), { requestId, model: model.id, usage: record });
+    chargedUnits = settlement.chargedUnits;
+    if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
+  } else {
+    if (hold) await services.settles.release(hold.id);
+    // Nothing charged: the record goes with the batched ones.
+    services.usageRecords.record({ ...record, cost_units: 0 });
+  }
+  outcome.chargedUnits = chargedUnits;
 
   if (failure) {
     if (failure instanceof ClientGoneError) return outcome;
