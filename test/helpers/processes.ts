@@ -29,8 +29,18 @@ export async function startProcess(args: string[], env: Record<string, string>):
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
-      const found = output.split('\n').find((candidate) => candidate.startsWith('{'));
-      if (found) resolve(JSON.parse(found));
+      // The line with url (serve) or runner (worker); log lines are JSON too (a process starting
+      // while Redis is down says so first), and the last piece may be a line not yet complete.
+      for (const candidate of output.split('\n').slice(0, -1)) {
+        if (!candidate.startsWith('{')) continue;
+        let parsed: Record<string, string>;
+        try {
+          parsed = JSON.parse(candidate);
+        } catch {
+          continue; // stderr interleaved into a line: not the one
+        }
+        if (parsed.url !== undefined || parsed.runner !== undefined) return resolve(parsed);
+      }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
     child.once('exit', (code) => reject(new Error(`gateway ${args[0]} exited early (${code}): ${output.slice(-2000)}`)));
