@@ -75,7 +75,9 @@ export class Checker {
 
     const settled = await this.waitForSettling();
     for (const job of settled.unfinishedJobs) add('jobs unfinished', job.id, `${job.id} still ${job.status} ${this.settleMs / 1000} s after the round`);
-    for (const hold of settled.strayHolds) add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s`);
+    for (const hold of settled.strayHolds) {
+      add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s${await this.holdOwner(hold.instance_id)}`);
+    }
     for (const charge of settled.chargesWithoutUsage) {
       add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record${this.nearKill(Number(charge.created_at))}`);
     }
@@ -109,16 +111,27 @@ export class Checker {
     const { db } = this.cluster.database;
     const unfinishedJobs: { id: string; status: string; hold_id: string | null }[] = await db('jobs').whereNotIn('status', terminalJobStatuses).select('id', 'status', 'hold_id');
     const runningHolds = unfinishedJobs.map((job) => job.hold_id).filter((id): id is string => id !== null);
-    const strayHolds: { id: string; model: string | null; request_id: string | null; created_at: string | number }[] = await db('holds')
+    const strayHolds: { id: string; model: string | null; request_id: string | null; created_at: string | number; instance_id: string | null }[] = await db('holds')
       .where({ status: 'active' })
       .whereNotIn('id', runningHolds)
-      .select('id', 'model', 'request_id', 'created_at');
+      .select('id', 'model', 'request_id', 'created_at', 'instance_id');
     const chargesWithoutUsage: { id: string | number; request_id: string; model: string; created_at: string | number }[] = await db('ledger_transactions as charge')
       .where('charge.kind', 'charge')
       .whereIn('charge.model', chatModels)
       .whereNotExists(db('usage_records as usage').whereRaw('usage.request_id = charge.request_id').select(db.raw('1')))
       .select('charge.id', 'charge.request_id', 'charge.model', 'charge.created_at');
     return { unfinishedJobs, strayHolds, chargesWithoutUsage };
+  }
+
+  /** ", placed by <role> pid P (heartbeat N s ago | gone)": whose sweep should have released it. */
+  private async holdOwner(instanceId: string | null): Promise<string> {
+    if (!instanceId) return ', no owner instance';
+    const instance = await this.cluster.database.db('instances').where({ id: instanceId }).first();
+    if (!instance) return `, owner ${instanceId} no longer registered`;
+    const role = (['victim', 'steady', 'worker'] as const).find((candidate) => this.cluster.process(candidate).pid === Number(instance.pid));
+    const killed = this.cluster.kills.find((kill) => kill.pid === Number(instance.pid));
+    const who = role ? `${role} (alive)` : killed ? `${killed.role} (SIGKILLed)` : 'an unknown process';
+    return `, placed by ${who} pid ${instance.pid}, heartbeat ${Math.round((Date.now() - Number(instance.heartbeat_at)) / 1000)} s ago`;
   }
 
   /** ", written N ms before the SIGKILL of <role> pid P" when a kill followed within 2 s: what the loss died with. */
