@@ -76,7 +76,9 @@ export class Checker {
     const settled = await this.waitForSettling();
     for (const job of settled.unfinishedJobs) add('jobs unfinished', job.id, `${job.id} still ${job.status} ${this.settleMs / 1000} s after the round`);
     for (const hold of settled.strayHolds) {
-      add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s${await this.holdOwner(hold.instance_id)}`);
+      const logged = hold.request_id ? await this.cluster.database.db('request_log').where({ request_id: hold.request_id }).first('status') : undefined;
+      const answer = logged ? `, answered ${logged.status}` : ', no request log row';
+      add('holds leaked', hold.id, `hold ${hold.id} (${hold.model ?? 'no model'}, request ${hold.request_id}${answer}) active ${Math.round((Date.now() - Number(hold.created_at)) / 1000)} s${await this.holdOwner(hold.instance_id)}`);
     }
     for (const charge of settled.chargesWithoutUsage) {
       add('charges missing usage records', String(charge.id), `charge ${charge.id} of request ${charge.request_id} (${charge.model}) has no usage record${this.nearKill(Number(charge.created_at))}`);
