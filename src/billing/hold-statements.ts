@@ -62,7 +62,7 @@ export interface UsageOfCharge {
   readonly created_at: number;
 }
 
-/** The settle's bindings for its usage record (all null: the settle writes none). */
+/** The settle's bindings for its usage record (all null: the settle writes none); SQLite's trigger reads it as JSON. */
 export function usageBindings(usage: UsageOfCharge | undefined): Record<string, string | number | null> {
   return {
     uRequestId: usage?.request_id ?? null,
@@ -83,6 +83,7 @@ export function usageBindings(usage: UsageOfCharge | undefined): Record<string, 
     uTtft: usage?.ttft_ms ?? null,
     uFinish: usage?.finish_reason ?? null,
     uCreatedAt: usage?.created_at ?? null,
+    uJson: usage === undefined ? null : JSON.stringify(usage),
   };
 }
 
@@ -118,15 +119,12 @@ export const settleHold: HotStatement = {
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
+  // The settle trigger (migration 20261125160000) writes the usage record from usage_json with
+  // the charge it computed, then clears the column.
   sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
-              model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
+              model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id),
+              usage_json = :uJson
             WHERE id = :id AND status = 'active' RETURNING amount_units, charged_units`,
-  // changes(): rows the UPDATE above changed itself (its triggers' writes are not counted), so
-  // the record is written only when this settle closed the hold.
-  sqliteThen: `INSERT INTO usage_records (${usageColumns})
-                 SELECT :uRequestId, :uAccountId, :uKeyId, :uEndpoint, :uModel, :uProvider, :uUpstreamModel, :uStatus, :uInput, :uCached,
-                   :uCacheWrite, :uOutput, :uReasoning, charged_units, :uEstimated, :uLatency, :uTtft, :uFinish, :uCreatedAt
-                 FROM holds WHERE id = :id AND changes() = 1 AND :uRequestId IS NOT NULL`,
 };
 
 /** Bindings: id, closedAt. Returns a row when the hold was active and is now released. */

@@ -29,11 +29,6 @@ export interface HotStatement {
   readonly pg: string;
   /** Whether it writes (a group with more than one write runs in a transaction). */
   readonly writes: boolean;
-  /**
-   * SQLite only (it has no data-modifying CTEs): a second statement run right after the first,
-   * with the same bindings, atomically with it (in a savepoint); the first one's rows answer.
-   */
-  readonly sqliteThen?: string;
 }
 
 export type Bindings = Record<string, string | number | null>;
@@ -49,7 +44,6 @@ export interface HotStatements {
 export async function runWithin<Row>(transaction: Knex.Transaction, statement: HotStatement, bindings: Bindings): Promise<Row[]> {
   const postgres = isPostgres(transaction);
   const result = await transaction.raw(postgres ? statement.pg : statement.sqlite, bindings);
-  if (!postgres && statement.sqliteThen !== undefined) await transaction.raw(statement.sqliteThen, bindings);
   return (postgres ? result.rows : result) as Row[];
 }
 
@@ -230,29 +224,13 @@ class SqliteDriver implements Driver {
   private readonly positional = new Map<string, Positional>();
 
   async run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
-    if (statement.sqliteThen === undefined) return this.runText(connection as SqliteConnection, statement.sqlite, bindings);
-    // A savepoint works inside a group's transaction and, alone, is a transaction of its own:
-    // the two statements land together or not at all, wherever they run.
-    await this.exec(connection, 'SAVEPOINT hot_pair');
-    try {
-      const rows = await this.runText(connection as SqliteConnection, statement.sqlite, bindings);
-      await this.runText(connection as SqliteConnection, statement.sqliteThen, bindings);
-      await this.exec(connection, 'RELEASE hot_pair');
-      return rows;
-    } catch (error) {
-      await this.exec(connection, 'ROLLBACK TO hot_pair; RELEASE hot_pair').catch(() => undefined);
-      throw error;
-    }
-  }
-
-  private async runText(connection: SqliteConnection, sql: string, bindings: Bindings): Promise<unknown[]> {
-    let positional = this.positional.get(sql);
+    let positional = this.positional.get(statement.sqlite);
     if (!positional) {
-      positional = toPositional(sql, '?');
-      this.positional.set(sql, positional);
+      positional = toPositional(statement.sqlite, '?');
+      this.positional.set(statement.sqlite, positional);
     }
     const values = positional.names.map((name) => bindings[name]);
-    const prepared = await this.statementOf(connection, positional.text);
+    const prepared = await this.statementOf(connection as SqliteConnection, positional.text);
     return new Promise((resolve, reject) => prepared.all(values, (error, rows) => (error ? reject(error) : resolve(rows))));
   }
 
