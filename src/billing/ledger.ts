@@ -46,6 +46,18 @@ export interface EntryDetails {
   readonly requestId?: string | null;
 }
 
+export interface HoldOptions extends EntryDetails {
+  readonly ttlMs: number;
+  readonly within?: Knex.Transaction;
+  readonly keyId?: string;
+  readonly instanceId?: string;
+  /**
+   * Told the hold's id when placing it failed otherwise than by a refusal (outside a caller's
+   * transaction): it may have been placed all the same, so the caller must see to its release.
+   */
+  readonly ifUncertain?: (holdId: string, error: unknown) => void;
+}
+
 /** What a settle may also write: the request's usage record, in the same statement as the charge. */
 export interface SettleDetails extends EntryDetails {
   readonly usage?: UsageOfCharge;
@@ -101,7 +113,7 @@ export class Ledger {
   async hold(
     accountId: string,
     amountUnits: bigint,
-    options: EntryDetails & { ttlMs: number; within?: Knex.Transaction; keyId?: string; instanceId?: string },
+    options: HoldOptions,
   ): Promise<Hold> {
     if (amountUnits <= 0n) throw new RangeError('a hold must be positive');
     const createdAt = this.now();
@@ -121,7 +133,11 @@ export class Ledger {
         instanceId: options.instanceId ?? null,
       });
     } catch (error) {
-      if (!(error instanceof Error && error.message.includes(insufficientBalanceMarker))) throw error;
+      if (!(error instanceof Error && error.message.includes(insufficientBalanceMarker))) {
+        // The statement may have committed with its answer lost (a connection cut after COMMIT).
+        if (!options.within) options.ifUncertain?.(hold.id, error);
+        throw error;
+      }
       placed = [];
     }
     if (placed.length === 0) {

@@ -152,7 +152,7 @@ async function holdWorstCase(
     return { prices, maxOutputTokens, hold: undefined };
   }
   try {
-    return { prices, maxOutputTokens, hold: await services.ledger.hold(apiKey.accountId, worst, options) };
+    return { prices, maxOutputTokens, hold: await services.settles.hold(apiKey.accountId, worst, options) };
   } catch (error) {
     if (!(error instanceof InsufficientBalanceError)) throw error;
     const affordable = affordableOutputTokens(prices, error.availableUnits, inputTokens);
@@ -162,7 +162,7 @@ async function holdWorstCase(
     }
     maxOutputTokens = affordable;
   }
-  return { prices, maxOutputTokens, hold: await services.ledger.hold(apiKey.accountId, worstCaseUnits(prices, inputTokens, maxOutputTokens), options) };
+  return { prices, maxOutputTokens, hold: await services.settles.hold(apiKey.accountId, worstCaseUnits(prices, inputTokens, maxOutputTokens), options) };
 }
 
 export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {

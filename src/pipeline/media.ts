@@ -43,7 +43,7 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
   const { model, apiKey } = call;
   const hold =
     call.holdUnits > 0n
-      ? await services.ledger.hold(apiKey.accountId, call.holdUnits, {
+      ? await services.settles.hold(apiKey.accountId, call.holdUnits, {
           ttlMs: services.config.holds.ttlMs,
           model: model.id,
           requestId: call.requestId,

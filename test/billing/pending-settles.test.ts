@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { PendingSettles } from '../../src/billing/pending-settles.js';
+import { placeHold } from '../../src/billing/hold-statements.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 
 const silent = pino({ level: 'silent' });
@@ -83,5 +84,36 @@ testOnBackends('an outage: settles and releases wait and land once it is over; b
   t.is((await ledger.balance(account.id)).balanceUnits, 100_000n - 500n - 2_000n);
   // The dropped settle's hold is left for the sweeps; released here as holds.ttl would.
   t.true(await ledger.release(holds[3]!.id));
+  await assertLedgerInvariants(t, db);
+});
+
+testOnBackends('a hold whose answer was lost (committed, then the connection cut) is released once the database answers; one that never landed leaves nothing', async (t, { db }) => {
+  const ledger = new Ledger(db);
+  const account = await new Accounts(db).create('uncertain-hold');
+  await ledger.credit(account.id, 100_000n, 'topup');
+  // The hold statement runs (and commits), then its answer is lost ('ambiguous'), or it fails before running ('down').
+  let mode: 'ambiguous' | 'down' = 'ambiguous';
+  const flaky = Object.create(ledger) as Ledger;
+  const run = (ledger as any).run.bind(ledger);
+  (flaky as any).run = async (within: unknown, statement: unknown, bindings: unknown) => {
+    if (statement === placeHold && mode === 'down') throw refused();
+    const rows = await run(within, statement, bindings);
+    if (statement === placeHold) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+    return rows;
+  };
+  const settles = new PendingSettles(flaky, silent, { cap: 10, retryBaseMs: 5, retryMaxMs: 20 });
+
+  await t.throwsAsync(settles.hold(account.id, 5_000n, { ttlMs: 3_600_000, requestId: 'req_lost' }), { code: 'ECONNRESET' });
+  t.true(await until(() => settles.size === 0), 'the kept release landed');
+  const holds = await db('holds').where({ account_id: account.id });
+  t.is(holds.length, 1, 'the hold had been committed');
+  t.is(holds[0].status, 'released');
+  t.is((await ledger.balance(account.id)).heldUnits, 0n);
+
+  mode = 'down';
+  await t.throwsAsync(settles.hold(account.id, 5_000n, { ttlMs: 3_600_000, requestId: 'req_never' }), { code: 'ECONNREFUSED' });
+  t.true(await until(() => settles.size === 0));
+  t.is((await db('holds').where({ account_id: account.id })).length, 1, 'no second hold');
+  t.is((await ledger.balance(account.id)).balanceUnits, 100_000n);
   await assertLedgerInvariants(t, db);
 });
