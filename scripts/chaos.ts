@@ -2,18 +2,8 @@
 // test/chaos/ run long, on both backends by default (PostgreSQL + Redis when they answer on
 // their standard local ports or GATEWAY_TEST_PG_URL / GATEWAY_TEST_REDIS_URL say where).
 // Prints one line per round and a summary; exits 1 if anything was lost.
-import net from 'node:net';
+import { reachable } from './reachable.mjs';
 import { parseArgs } from 'node:util';
-
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
 
 const { values } = parseArgs({
   options: {

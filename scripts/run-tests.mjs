@@ -5,22 +5,12 @@
 // GATEWAY_TEST_REQUIRE_BACKENDS=1 (set by .ci/run) turns a missing backend into a failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { reachable } from './reachable.mjs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = { ...process.env };
-
-function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
 
 const missing = [];
 if (!env.GATEWAY_TEST_PG_URL) {

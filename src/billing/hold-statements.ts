@@ -12,6 +12,7 @@
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
 import type { HotStatement } from '../db/hot-statements.js';
+import type { UsageRecord } from '../observability/batched-inserter.js';
 
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
@@ -41,58 +42,19 @@ export const placeHold: HotStatement = {
  * without its record (a batched insert would lose it for up to a flush interval). Its
  * cost_units is the charge the statement computed.
  */
-export interface UsageOfCharge {
-  readonly request_id: string;
-  readonly account_id: string;
-  readonly key_id: string;
-  readonly endpoint: string;
-  readonly model: string;
-  readonly provider: string;
-  readonly upstream_model: string;
-  readonly status: 'completed' | 'aborted' | 'failed';
-  readonly input_tokens: number;
-  readonly cached_input_tokens: number;
-  readonly cache_write_input_tokens: number;
-  readonly output_tokens: number;
-  readonly reasoning_tokens: number;
-  readonly estimated: boolean;
-  readonly latency_ms: number;
-  readonly ttft_ms: number | null;
-  readonly finish_reason: string | null;
-  readonly created_at: number;
-}
+export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
 
-/** The settle's bindings for its usage record (all null: the settle writes none); SQLite's trigger reads it as JSON. */
-export function usageBindings(usage: UsageOfCharge | undefined): Record<string, string | number | null> {
-  return {
-    uRequestId: usage?.request_id ?? null,
-    uAccountId: usage?.account_id ?? null,
-    uKeyId: usage?.key_id ?? null,
-    uEndpoint: usage?.endpoint ?? null,
-    uModel: usage?.model ?? null,
-    uProvider: usage?.provider ?? null,
-    uUpstreamModel: usage?.upstream_model ?? null,
-    uStatus: usage?.status ?? null,
-    uInput: usage?.input_tokens ?? null,
-    uCached: usage?.cached_input_tokens ?? null,
-    uCacheWrite: usage?.cache_write_input_tokens ?? null,
-    uOutput: usage?.output_tokens ?? null,
-    uReasoning: usage?.reasoning_tokens ?? null,
-    uEstimated: usage === undefined ? null : usage.estimated ? 1 : 0,
-    uLatency: usage?.latency_ms ?? null,
-    uTtft: usage?.ttft_ms ?? null,
-    uFinish: usage?.finish_reason ?? null,
-    uCreatedAt: usage?.created_at ?? null,
-    uJson: usage === undefined ? null : JSON.stringify(usage),
-  };
+/** The settle's binding for its usage record: the record as JSON, read by both databases' statements (null: none). */
+export function usageBindings(usage: UsageOfCharge | undefined): { uJson: string | null } {
+  return { uJson: usage === undefined ? null : JSON.stringify(usage) };
 }
 
 const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
          cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at`;
 
 /**
- * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and the
- * u… bindings of usageBindings (a usage record written with the charge, or none). Returns
+ * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and
+ * uJson (usageBindings: a usage record written with the charge, or none). Returns
  * amount_units and charged_units, or no row when the hold was not active.
  */
 export const settleHold: HotStatement = {
@@ -112,10 +74,13 @@ export const settleHold: HotStatement = {
          RETURNING id
        ), usage AS (
          INSERT INTO usage_records (${usageColumns})
-         SELECT CAST(:uRequestId AS TEXT), :uAccountId, :uKeyId, :uEndpoint, :uModel, :uProvider, :uUpstreamModel, :uStatus,
-           CAST(:uInput AS INTEGER), CAST(:uCached AS INTEGER), CAST(:uCacheWrite AS INTEGER), CAST(:uOutput AS INTEGER), CAST(:uReasoning AS INTEGER),
-           charged_units, CAST(:uEstimated AS INTEGER) <> 0, CAST(:uLatency AS INTEGER), CAST(:uTtft AS INTEGER), :uFinish, CAST(:uCreatedAt AS BIGINT)
-         FROM moved WHERE CAST(:uRequestId AS TEXT) IS NOT NULL
+         SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
+           u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, moved.charged_units, u.estimated,
+           u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at
+         FROM moved, jsonb_to_record(CAST(:uJson AS jsonb)) AS u(request_id text, account_id text, key_id text, endpoint text, model text,
+           provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
+           output_tokens integer, reasoning_tokens integer, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text, created_at bigint)
+         WHERE CAST(:uJson AS jsonb) IS NOT NULL
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
