@@ -40,7 +40,7 @@ export function jsonBody(limitBytes: number): Middleware {
     parse(ctx, () => {
       // Once, here, before anything walks the body: validation, the token estimate and the
       // error encoder all recurse, and JSON.parse accepts any depth. A typical chat body takes
-      // about 0.2 µs (README, "Errors").
+      // about 0.2 µs (docs/errors.md).
       const path = pathTooDeep(ctx.request.body);
       if (path) {
         throw new RequestValidationError([

@@ -21,7 +21,7 @@ function underV1<Request>(operations: JobOperations<Request>): JobOperations<Req
   return { submit: wrap(operations.submit), poll: wrap(operations.poll), download: wrap(operations.download) };
 }
 
-// What a submit whose outcome is unknown becomes (README "Jobs sent upstream exactly once"):
+// What a submit whose outcome is unknown becomes (docs/money.md, "Jobs are sent upstream once"):
 // OpenAI honours Idempotency-Key, so it is re-sent with the same key, as is the simulator's.
 // An OpenAI-compatible vendor may ignore the header: it is sent, but not relied on. Suno-style
 // music and the upscaler have neither a key nor a job list to look the job up in. Those jobs
