@@ -7,8 +7,8 @@
 //   encode-*  {request, context, parts, sse, result}
 //             stream parts in; the exact SSE text out (encode each part, then end() with the
 //             accumulated usage) and the non-streamed body of the same parts (ResultAccumulator)
-// UPDATE_FIXTURES=1 rewrites the expected halves from the code (then review the diff).
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+// UPDATE_FIXTURES=1 rewrites the expected halves from the code and fails (fixture-update.ts).
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
@@ -16,6 +16,7 @@ import { ResultAccumulator } from '../../src/model/accumulate.js';
 import { emptyUsage, type AssistantContentPart, type ChatRequest, type ChatResult, type StreamPart } from '../../src/model/chat.js';
 import type { Dialect } from '../../src/dialects/types.js';
 import { RequestValidationError, type ValidationDetail } from '../../src/validation/zod-details.js';
+import { rewriteFixture } from './fixture-update.js';
 
 export interface EncodeFixture {
   request: ChatRequest;
@@ -31,8 +32,6 @@ export interface DecodeFixture {
   detail?: ValidationDetail[];
 }
 
-const update = process.env.UPDATE_FIXTURES === '1';
-
 export function fixtureDirectory(dialect: string): URL {
   return new URL(`../fixtures/dialects/${dialect}/`, import.meta.url);
 }
@@ -43,10 +42,6 @@ export function loadFixtures<T>(dialect: string, prefix: string): { name: string
     .filter((file) => file.startsWith(prefix) && file.endsWith('.json'))
     .sort()
     .map((file) => ({ name: file.slice(0, -'.json'.length), file: new URL(file, directory), fixture: JSON.parse(readFileSync(new URL(file, directory), 'utf8')) as T }));
-}
-
-function save(file: URL, fixture: unknown): void {
-  writeFileSync(file, `${JSON.stringify(fixture, null, 2)}\n`);
 }
 
 /** Drives an encoder and the accumulator with the same parts, as the pipeline does. */
@@ -79,7 +74,7 @@ export function goldenTests(dialect: Dialect): void {
   for (const { name, file, fixture } of loadFixtures<EncodeFixture>(dialect.name, 'encode-')) {
     test(`${dialect.name} golden ${name}`, (t) => {
       const { sse, result } = encodeParts(dialect, fixture);
-      if (update) save(file, { ...fixture, sse, result });
+      rewriteFixture(t, file, { ...fixture, sse, result });
       t.is(sse, fixture.sse ?? '(missing: run with UPDATE_FIXTURES=1)');
       t.deepEqual(result, fixture.result);
     });
@@ -88,7 +83,7 @@ export function goldenTests(dialect: Dialect): void {
     for (const { name, file, fixture } of loadFixtures<DecodeFixture>(dialect.name, prefix)) {
       test(`${dialect.name} golden ${name}`, (t) => {
         const outcome = decodeOutcome((body) => dialect.decodeRequest(body), fixture.body);
-        if (update) save(file, { body: fixture.body, ...outcome });
+        rewriteFixture(t, file, { body: fixture.body, ...outcome });
         if (prefix === 'error-') {
           t.truthy(outcome.detail, 'the body should be refused');
           t.deepEqual(outcome.detail, fixture.detail);

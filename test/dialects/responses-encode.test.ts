@@ -1,7 +1,8 @@
 import test from 'ava';
 import { decodeResponsesRequest, responsesDialect } from '../../src/dialects/responses/index.js';
 import type { ChatRequest, StreamPart } from '../../src/model/chat.js';
-import { encodeParts, fixtureNames, parseSse, readFixture, updatingFixtures, writeFixture, type EncodeFixture, type SseEvent } from './responses-fixtures.js';
+import { rewriteFixture } from './fixture-update.js';
+import { encodeParts, fixtureFile, fixtureNames, parseSse, readFixture, type EncodeFixture, type SseEvent } from './responses-fixtures.js';
 
 const encodeFixtures = fixtureNames('encode-');
 
@@ -9,9 +10,9 @@ for (const name of encodeFixtures) {
   test(`encodes ${name} (SSE and non-streaming body)`, (t) => {
     const fixture = readFixture<EncodeFixture>(name);
     const { sse, result } = encodeParts(fixture);
-    if (updatingFixtures) writeFixture(name, { ...fixture, sse, result });
-    t.is(sse, updatingFixtures ? sse : (fixture.sse ?? ''));
-    t.deepEqual(result, updatingFixtures ? result : fixture.result);
+    rewriteFixture(t, fixtureFile(name), { ...fixture, sse, result });
+    t.is(sse, fixture.sse ?? '(missing: run with UPDATE_FIXTURES=1)');
+    t.deepEqual(result, fixture.result);
   });
 
   test(`${name}: the event sequence keeps the rules the SDK relies on`, (t) => {

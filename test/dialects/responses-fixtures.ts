@@ -4,8 +4,8 @@
 //   encode-*.json  { request, context, parts, sse, result }
 //                  stream parts, the SSE text the encoder writes for them (terminal event
 //                  included) and the non-streaming body for the ResultAccumulator's result.
-// UPDATE_FIXTURES=1 rewrites the computed fields; review the diff before committing it.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// UPDATE_FIXTURES=1 rewrites the computed fields and fails (fixture-update.ts).
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { responsesDialect } from '../../src/dialects/responses/index.js';
@@ -13,7 +13,6 @@ import { ResultAccumulator } from '../../src/model/accumulate.js';
 import type { ChatRequest, StreamPart } from '../../src/model/chat.js';
 
 export const fixtureDirectory = fileURLToPath(new URL('../fixtures/dialects/responses/', import.meta.url));
-export const updatingFixtures = process.env.UPDATE_FIXTURES === '1';
 
 export interface EncodeFixture {
   request: ChatRequest;
@@ -34,8 +33,8 @@ export function readFixture<T>(name: string): T {
   return JSON.parse(readFileSync(path.join(fixtureDirectory, `${name}.json`), 'utf8')) as T;
 }
 
-export function writeFixture(name: string, data: unknown): void {
-  writeFileSync(path.join(fixtureDirectory, `${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
+export function fixtureFile(name: string): string {
+  return path.join(fixtureDirectory, `${name}.json`);
 }
 
 /** Runs the parts through the stream encoder and the accumulator, as the pipeline does. */

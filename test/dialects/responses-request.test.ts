@@ -2,14 +2,15 @@ import test from 'ava';
 import { decodeResponsesRequest, responsesDialect } from '../../src/dialects/responses/index.js';
 import type { ChatRequest } from '../../src/model/chat.js';
 import { RequestValidationError, type ValidationDetail } from '../../src/validation/zod-details.js';
-import { fixtureNames, readFixture, updatingFixtures, writeFixture } from './responses-fixtures.js';
+import { rewriteFixture } from './fixture-update.js';
+import { fixtureFile, fixtureNames, readFixture } from './responses-fixtures.js';
 
 for (const name of fixtureNames('decode-')) {
   test(`decodes ${name}`, (t) => {
     const fixture = readFixture<{ body: unknown; request?: ChatRequest }>(name);
     const request = JSON.parse(JSON.stringify(decodeResponsesRequest(fixture.body)));
-    if (updatingFixtures) writeFixture(name, { ...fixture, request });
-    t.deepEqual(request, updatingFixtures ? request : fixture.request);
+    rewriteFixture(t, fixtureFile(name), { ...fixture, request });
+    t.deepEqual(request, fixture.request);
     // No undefined-valued keys: what is absent is left out.
     t.deepEqual(request, { ...decodeResponsesRequest(fixture.body) });
   });
@@ -29,8 +30,8 @@ for (const name of fixtureNames('error-')) {
   test(`refuses ${name} with 422 details`, (t) => {
     const fixture = readFixture<{ body: unknown; detail?: ValidationDetail[] }>(name);
     const detail = decodeError(fixture.body);
-    if (updatingFixtures) writeFixture(name, { ...fixture, detail });
-    t.deepEqual(detail, updatingFixtures ? detail : fixture.detail);
+    rewriteFixture(t, fixtureFile(name), { ...fixture, detail });
+    t.deepEqual(detail, fixture.detail);
   });
 }
 
