@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { bin, chatBody, chatHeaders, createPostgresDatabase, option, prepareAccount, root, startGateway, stop, writeBenchConfig } from './lib.mjs';
 import { connect, seedHistory } from './seed-history.mjs';
+import { isPostgres } from '../dist/src/db/dialect.js';
 
 const args = process.argv.slice(2);
 const rows = Number(option(args, 'rows', '5000000'));
@@ -60,7 +61,7 @@ async function chat(target) {
 
 /** The plans of the queries every charged request or history page runs. */
 async function plans(db, accountId, keyHash, cursorId) {
-  const sqlite = db.client.config.client === 'sqlite3';
+  const sqlite = !isPostgres(db);
   const queries = {
     'key lookup': [`SELECT * FROM api_keys WHERE hash = ?`, [keyHash]],
     'hold (conditional update)': [`UPDATE accounts SET held_units = held_units + 1 WHERE id = ? AND balance_units - held_units >= 1`, [accountId]],

@@ -6,6 +6,8 @@
 //
 //   node bench/seed-history.mjs --database sqlite:PATH|postgres://… --account NAME [--rows 5000000]
 import knex from 'knex';
+// Built first (npm run bench:seed, npm run build): the gateway's own dialect test.
+import { isPostgres } from '../dist/src/db/dialect.js';
 
 const batchRows = 500_000;
 
@@ -17,7 +19,7 @@ export function connect(databaseUrl) {
 
 /** Adds `rows` ledger transactions and usage records to the account; reports progress on stderr. */
 export async function seedHistory(db, accountId, rows, progress = (done) => process.stderr.write(`\r  seeded ${done.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')}${done === rows ? '\n' : ''}`)) {
-  const sqlite = db.client.config.client === 'sqlite3';
+  const sqlite = !isPostgres(db);
   const now = Date.now();
   for (let done = 0; done < rows; done += batchRows) {
     const count = Math.min(batchRows, rows - done);

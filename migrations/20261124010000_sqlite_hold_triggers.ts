@@ -2,6 +2,7 @@
 // hold-statements.ts); these triggers move the money in the same statement. PostgreSQL does
 // the same with data-modifying CTEs and needs nothing here.
 import type { Knex } from 'knex';
+import { isPostgres } from '../src/db/dialect.js';
 
 const triggers = [
   // Reserve: refused (the INSERT is undone) unless balance - held covers the amount.
@@ -27,11 +28,11 @@ const triggers = [
 ];
 
 export async function up(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'sqlite3') return;
+  if (isPostgres(knex)) return; // SQLite only
   for (const trigger of triggers) await knex.raw(trigger);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'sqlite3') return;
+  if (isPostgres(knex)) return; // SQLite only
   for (const name of ['holds_reserve', 'holds_settle', 'holds_release']) await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
 }

@@ -4,6 +4,7 @@
 // charge it computed, then clears the column: one statement, one commit, no extra round trip
 // on the hot path. PostgreSQL needs nothing here.
 import type { Knex } from 'knex';
+import { isPostgres } from '../src/db/dialect.js';
 
 /** The settle trigger of 20261124010000 (charge, ledger row), with `usage` added before its END. */
 const settleTrigger = (usage: string) => `CREATE TRIGGER holds_settle AFTER UPDATE OF status ON holds WHEN OLD.status = 'active' AND NEW.status = 'settled'
@@ -27,14 +28,14 @@ const settleWithUsage = settleTrigger(`
 const settleWithoutUsage = settleTrigger('');
 
 export async function up(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'sqlite3') return;
+  if (isPostgres(knex)) return; // SQLite only
   await knex.raw('ALTER TABLE holds ADD COLUMN usage_json TEXT');
   await knex.raw('DROP TRIGGER holds_settle');
   await knex.raw(settleWithUsage);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'sqlite3') return;
+  if (isPostgres(knex)) return; // SQLite only
   await knex.raw('DROP TRIGGER holds_settle');
   await knex.raw(settleWithoutUsage);
   // Plain DROP COLUMN (SQLite 3.35+): knex's dropColumn rebuilds the table, dropping its triggers.

@@ -79,7 +79,3 @@ export function connectDatabase(database: Config['database'], options: ConnectOp
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }
-
-export function isPostgres(db: Knex): boolean {
-  return db.client.config.client === 'pg';
-}

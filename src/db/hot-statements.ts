@@ -20,7 +20,7 @@
 // statements queue fairly with every other query of the process. A group of one runs alone,
 // with no transaction around it: one connection at a time costs no latency.
 import type { Knex } from 'knex';
-import { isPostgres } from './connect.js';
+import { isPostgres } from './dialect.js';
 
 export interface HotStatement {
   /** SQLite text with :name parameters. */

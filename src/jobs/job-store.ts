@@ -13,6 +13,7 @@ import type { Knex } from 'knex';
 import { HoldClosedError } from '../billing/errors.js';
 import type { Ledger } from '../billing/ledger.js';
 import { unitsToSql } from '../billing/money.js';
+import { isPostgres } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 import type { Generations, GenerationType } from '../storage/generations.js';
@@ -212,7 +213,7 @@ export class JobStore {
       .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
       .orderBy('next_run_at')
       .limit(limit);
-    if (this.db.client.config.client === 'pg') candidates.forUpdate().skipLocked();
+    if (isPostgres(this.db)) candidates.forUpdate().skipLocked();
     const rows: Record<string, unknown>[] = await this.db('jobs')
       .whereIn('id', candidates)
       // Re-checked on the outer rows: a SQLite subquery and its UPDATE are one atomic statement,

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { request, type Agent } from 'undici';
 import type { Config } from '../config/load.js';
-import { isPostgres } from '../db/connect.js';
+import { isPostgres } from '../db/dialect.js';
 import type { Logger } from '../observability/logger.js';
 import { newId } from '../util/ids.js';
 import { guardedAgent } from './address-guard.js';
