@@ -2,7 +2,10 @@
 // `npm test`: builds (the CLI tests run the compiled binary), points the storage tests at
 // PostgreSQL and Redis when they answer on their standard local ports, runs ava, then prints
 // how many tests ran on each backend and one closing line "N passed, N failed".
-// GATEWAY_TEST_REQUIRE_BACKENDS=1 (set by .ci/run) turns a missing backend into a failure.
+// A test whose backend is missing is listed by ava as "- [skip] … (SKIPPED: … is not set)".
+// GATEWAY_TEST_REQUIRE_BACKENDS=1 (set by .ci/run) fails the run when SQLite, PostgreSQL or
+// Redis ran no test at all. A variable set to the empty string (GATEWAY_TEST_PG_URL=) means
+// "run without it": it is not looked for on its standard port.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { reachable } from './reachable.mjs';
@@ -11,21 +14,14 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = { ...process.env };
+const requireBackends = env.GATEWAY_TEST_REQUIRE_BACKENDS === '1';
 
 const missing = [];
-if (!env.GATEWAY_TEST_PG_URL) {
-  if (await reachable(5432)) env.GATEWAY_TEST_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-  else missing.push('PostgreSQL (set GATEWAY_TEST_PG_URL or start it on 127.0.0.1:5432)');
-}
-if (!env.GATEWAY_TEST_REDIS_URL) {
-  if (await reachable(6379)) env.GATEWAY_TEST_REDIS_URL = 'redis://127.0.0.1:6379';
-  else missing.push('Redis (set GATEWAY_TEST_REDIS_URL or start it on 127.0.0.1:6379)');
-}
-for (const name of missing) console.error(`\n!!! ${name} is not available: its tests will NOT run.\n`);
-if (missing.length > 0 && env.GATEWAY_TEST_REQUIRE_BACKENDS === '1') {
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-}
+if (env.GATEWAY_TEST_PG_URL === undefined && (await reachable(5432))) env.GATEWAY_TEST_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+if (!env.GATEWAY_TEST_PG_URL) missing.push('PostgreSQL (set GATEWAY_TEST_PG_URL or start it on 127.0.0.1:5432)');
+if (env.GATEWAY_TEST_REDIS_URL === undefined && (await reachable(6379))) env.GATEWAY_TEST_REDIS_URL = 'redis://127.0.0.1:6379';
+if (!env.GATEWAY_TEST_REDIS_URL) missing.push('Redis (set GATEWAY_TEST_REDIS_URL or start it on 127.0.0.1:6379)');
+for (const name of missing) console.error(`\n!!! ${name} is not available: its tests are SKIPPED${requireBackends ? ' and the run FAILS (GATEWAY_TEST_REQUIRE_BACKENDS=1)' : ''}.\n`);
 
 console.error('building…');
 const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit', env });
@@ -69,9 +65,22 @@ for (const file of readdirSync(reportDir)) {
   }
 }
 rmSync(reportDir, { recursive: true, force: true });
-console.log(`\nbackend tests run: ${['sqlite', 'postgres', 'redis'].map((b) => `${b} ${perBackend[b] ?? 0}`).join(', ')}`);
+const required = ['sqlite', 'postgres', 'redis'];
+console.log(`\nbackend tests run: ${required.map((b) => `${b} ${perBackend[b] ?? 0}`).join(', ')}`);
+// The skips for a missing backend, by reason (ava listed each one above).
+const skipReasons = {};
+for (const line of lines.filter((line) => line.startsWith('- [skip]'))) {
+  const reason = /\((SKIPPED: [^)]*)\)$/.exec(line)?.[1] ?? 'test.skip';
+  skipReasons[reason] = (skipReasons[reason] ?? 0) + 1;
+}
+for (const [reason, n] of Object.entries(skipReasons)) console.log(`skipped ${n}: ${reason}`);
 if (skipped || todo || knownFailures) console.log(`${skipped} skipped, ${todo} todo, ${knownFailures} known failures`);
+// Under GATEWAY_TEST_REQUIRE_BACKENDS=1 a backend that ran nothing is a failure, whatever the
+// reason (its URL unset, every test of it skipped or filtered out): a green run means every
+// backend was exercised.
+const unexercised = requireBackends ? required.filter((b) => !perBackend[b]) : [];
+for (const backend of unexercised) console.log(`FAILED: no test ran on ${backend} (GATEWAY_TEST_REQUIRE_BACKENDS=1)`);
 // ava exits non-zero on any failure even when its summary has no count for it.
-const failures = failed === 0 && code !== 0 ? 1 : failed;
+const failures = (failed === 0 && code !== 0 ? 1 : failed) + unexercised.length;
 console.log(`${passed} passed, ${failures} failed`);
 process.exit(code === 0 && failures === 0 ? 0 : 1);

@@ -3,8 +3,7 @@
 // PostgreSQL or Redis, or sending the hostile inputs, then checking that nothing was lost.
 // The seeds are fixed and chosen so that the three rounds inject every fault kind of the
 // backend (the faults depend on the seed alone; the load's timing varies, its checks do not).
-import test from 'ava';
-import { countRun, pgUrl, redisUrl } from '../helpers/backends.js';
+import { countRun, needing, redisUrl } from '../helpers/backends.js';
 import { lossKinds } from './checks.js';
 import { faultKindsOf } from './faults.js';
 import { runChaos } from './run-chaos.js';
@@ -15,9 +14,8 @@ const runs = [
 ] as const;
 
 for (const { backend, seed } of runs) {
-  const available = backend === 'sqlite' || (pgUrl !== undefined && redisUrl !== undefined);
   // Serial: two runs at once would double the processes on a 2-core box.
-  (available ? test.serial : test.serial.skip)(`chaos: 3 rounds of kills, cuts and hostile inputs lose nothing [${backend}]`, async (t) => {
+  needing(...(backend === 'postgres' ? (['postgres', 'redis'] as const) : [])).serial(`chaos: 3 rounds of kills, cuts and hostile inputs lose nothing [${backend}]`, async (t) => {
     t.timeout(240_000);
     const summary = await runChaos({ backend, rounds: 3, seed, settleMs: 20_000, redisUrl, log: (line) => t.log(line) });
     for (const kind of faultKindsOf(backend)) t.true(summary.faults[kind] > 0, `the rounds injected ${kind}`);

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { execa } from 'execa';
-import { countRun, createTestDatabase, redisUrl } from '../helpers/backends.js';
+import { countRun, createTestDatabase, needing, redisUrl } from '../helpers/backends.js';
 import { cliEnv, gatewayBin } from '../helpers/cli.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -81,8 +81,7 @@ test('serve with Redis down: one line naming the URL without its password and th
   t.false(JSON.stringify(lines).includes('"stack"'), 'no stack');
 });
 
-const redisTest = redisUrl ? test : test.skip;
-if (!redisUrl) console.warn('GATEWAY_TEST_REDIS_URL is not set: the serve-with-Redis-down recovery test is SKIPPED');
+const redisTest = needing('redis');
 
 redisTest('serve started with Redis down uses it once it is back, without a restart, logged once', async (t) => {
   t.timeout(60_000);

@@ -3,7 +3,7 @@ import { Accounts } from '../../src/accounts/accounts.js';
 import { InsufficientBalanceError } from '../../src/billing/errors.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { hotStatements } from '../../src/db/hot-statements.js';
-import { assertLedgerInvariants, backends, countRun, createTestDatabase, testOnBackends } from '../helpers/backends.js';
+import { assertLedgerInvariants, countRun, createTestDatabase, needing, testOnBackends } from '../helpers/backends.js';
 
 testOnBackends('statements of many requests at once: each gets its own outcome, refusals included, and the money adds up', async (t, { db }) => {
   const ledger = new Ledger(db);
@@ -60,7 +60,7 @@ test('SQLite: a connection with prepared statements still closes', async (t) => 
 
 // PostgreSQL only (SQLite has one writer at a time: no row locks to wait on); registered when
 // GATEWAY_TEST_PG_URL is set, like every PostgreSQL test, and counted in the backend tally.
-const postgresOnly = backends.includes('postgres') ? test : test.skip;
+const postgresOnly = needing('postgres');
 postgresOnly('PostgreSQL: a group waiting on a lock held elsewhere gives up after a moment, and its other statements go ahead alone', async (t) => {
   const database = await createTestDatabase('postgres');
   t.teardown(() => database.drop());

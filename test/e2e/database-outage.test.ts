@@ -3,14 +3,12 @@
 // flight when it happens complete to the client and their charges land after the restore,
 // exactly, with their usage records; every request-log row lands; the first request after the
 // restore succeeds (no restart); balance == sum(ledger).
-import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertLedgerInvariants, countRun, createTestDatabase, pgUrl } from '../helpers/backends.js';
+import { assertLedgerInvariants, countRun, createTestDatabase, needing, pgUrl } from '../helpers/backends.js';
 import { expectedChargeUnits, startChatGateway } from '../helpers/chat-gateway.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
-const pgTest = pgUrl ? test : test.skip;
-if (!pgUrl) console.warn('GATEWAY_TEST_PG_URL is not set: the PostgreSQL outage test is SKIPPED');
+const pgTest = needing('postgres');
 
 /** Polls `check` every 50 ms until it returns true, up to `withinMs`; whether it did. */
 async function waitFor(check: () => Promise<boolean>, withinMs: number): Promise<boolean> {

@@ -1,13 +1,11 @@
 // Many machines' shape on one: two `gateway serve` processes on one PostgreSQL database and
 // one Redis, one upstream simulator. Jobs created on the API-only process are run by the
 // other; `wait` on the first sees them finish; with both running jobs, no job runs twice.
-import test from 'ava';
-import { countRun, createTestDatabase, pgUrl, redisUrl } from '../helpers/backends.js';
+import { countRun, createTestDatabase, needing, redisUrl } from '../helpers/backends.js';
 import { api, assertJobMoneySettled } from '../helpers/jobs.js';
 import { createClient, processEnv, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
 
-const multiTest = pgUrl && redisUrl ? test : test.skip;
-if (!pgUrl || !redisUrl) console.warn('GATEWAY_TEST_PG_URL or GATEWAY_TEST_REDIS_URL is not set: the multi-instance job test is SKIPPED');
+const multiTest = needing('postgres', 'redis');
 
 multiTest('two serve processes on one PostgreSQL and Redis: jobs created on one finish on the other, wait works across them, none runs twice', async (t) => {
   t.timeout(180_000);

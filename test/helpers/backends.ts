@@ -1,16 +1,47 @@
 // Runs storage tests on every database backend: SQLite always, PostgreSQL when
 // GATEWAY_TEST_PG_URL is set (scripts/run-tests.mjs sets it when a server answers on
 // 127.0.0.1:5432; .ci/run requires it). Each test gets a fresh, migrated database, and the
-// run is counted per backend so the suite can print how many ran where.
+// run is counted per backend so the suite can print how many ran where. A variant whose
+// backend is missing is registered as a skipped test whose title says why, so a run without
+// PostgreSQL or Redis lists what it did not run (and run-tests.mjs fails it under
+// GATEWAY_TEST_REQUIRE_BACKENDS=1 when a backend ran no test).
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test, { type ExecutionContext, type ImplementationFn } from 'ava';
 import type { Knex } from 'knex';
-import { type Backend, createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
+import { type Backend, createTestDatabase, pgUrl, redisUrl, type TestDatabase } from './test-database.js';
 
 export { type Backend, createTestDatabase, pgUrl, redisUrl, type TestDatabase } from './test-database.js';
 
 export const backends: Backend[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** The servers a test may need beyond SQLite, and the variable that points the tests at each. */
+export type Server = 'postgres' | 'redis';
+const serverUrls: Record<Server, { url: string | undefined; variable: string }> = {
+  postgres: { url: pgUrl, variable: 'GATEWAY_TEST_PG_URL' },
+  redis: { url: redisUrl, variable: 'GATEWAY_TEST_REDIS_URL' },
+};
+
+/** Why a test needing these servers cannot run here, or undefined when it can. */
+export function missingServers(needs: readonly Server[]): string | undefined {
+  const unset = needs.filter((server) => !serverUrls[server].url).map((server) => serverUrls[server].variable);
+  return unset.length === 0 ? undefined : `SKIPPED: ${unset.join(' and ')} ${unset.length === 1 ? 'is' : 'are'} not set`;
+}
+
+type Register = (title: string, body: ImplementationFn<[]>) => void;
+
+/**
+ * `test` (or `.serial`) for a test that needs PostgreSQL and/or Redis: without them it is
+ * registered as skipped, its title saying which variable is unset, so the skip is visible.
+ */
+export function needing(...needs: Server[]): Register & { serial: Register } {
+  const reason = missingServers(needs);
+  const register = (serial: boolean): Register => (title, body) => {
+    if (reason === undefined) (serial ? test.serial : test)(title, body);
+    else (serial ? test.serial.skip : test.skip)(`${title} (${reason})`, body);
+  };
+  return Object.assign(register(false), { serial: register(true) });
+}
 
 export function countRun(backend: string): void {
   const dir = process.env.GATEWAY_TEST_REPORT_DIR;
@@ -35,12 +66,13 @@ async function acquirePgSlot(): Promise<() => void> {
   };
 }
 
-/** Registers `title [sqlite]` and `title [postgres]`, each with its own fresh database. */
+/** Registers `title [sqlite]` and `title [postgres]` (skipped without a URL), each with its own fresh database. */
 export function testOnBackends(
   title: string,
   body: (t: ExecutionContext, database: TestDatabase) => Promise<void>,
   options: { poolMax?: number } = {},
 ): void {
+  if (!pgUrl) test.skip(`${title} [postgres] (${missingServers(['postgres'])})`, () => {});
   for (const backend of backends) {
     test(`${title} [${backend}]`, async (t) => {
       if (backend === 'postgres') t.teardown(await acquirePgSlot());

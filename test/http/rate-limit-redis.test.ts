@@ -1,13 +1,11 @@
 // The rate limit is per key, not per process: two `gateway serve` processes sharing one
 // Redis (and one database) admit 60 requests of a key per minute between them, not 120.
-import test from 'ava';
 import { createClient } from '@redis/client';
 import { RedisRateLimiter } from '../../src/auth/rate-limiter.js';
-import { countRun, createTestDatabase, redisUrl } from '../helpers/backends.js';
+import { countRun, createTestDatabase, needing, redisUrl } from '../helpers/backends.js';
 import { cliEnv, runCliJson, startServeProcess } from '../helpers/cli.js';
 
-const redisTest = redisUrl ? test : test.skip;
-if (!redisUrl) console.warn('GATEWAY_TEST_REDIS_URL is not set: the Redis rate limit tests are SKIPPED');
+const redisTest = needing('redis');
 
 redisTest('the Redis limiter admits exactly the allowance and tells when to retry', async (t) => {
   const client = createClient({ url: redisUrl });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createKeyv } from '../../src/cache/keyv.js';
 import type { ChatRequest } from '../../src/model/chat.js';
 import { PrefixTracker } from '../../src/pipeline/prefix-tracker.js';
-import { countRun, redisUrl } from '../helpers/backends.js';
+import { countRun, needing, redisUrl } from '../helpers/backends.js';
 
 const conversation = (last: string, model = 'm'): [string, ChatRequest] => [
   model,
@@ -29,7 +29,7 @@ test('a remembered prefix reports its tokens as cached; another model or convers
   t.is(await tracker.cachedTokens(...conversation('two', 'other-model')), 0);
 });
 
-const redisTest = redisUrl ? test : test.skip;
+const redisTest = needing('redis');
 redisTest('through Redis, a prefix seen by one process counts as cached in another', async (t) => {
   const namespace = `prefix-test-${process.pid}-${Date.now()}`;
   const first = await createKeyv<number>(redisUrl!, namespace);
