@@ -18,7 +18,7 @@ import { type JobAdapter, type JobOperationName, type JobOperations, keyedSubmit
 import { runMediaOperation } from '../providers/media/transport.js';
 import type { MediaTarget } from '../providers/media/types.js';
 import { UpstreamError } from '../providers/types.js';
-import { routeKey } from '../pipeline/routing.js';
+import { availableRoutes, cooldownMs, RouteCannotServe, tryRoutes } from '../pipeline/route-fallback.js';
 import type { Catalog, CatalogModel } from '../catalog/catalog.js';
 import type { Files } from '../storage/files.js';
 import { newId } from '../util/ids.js';
@@ -209,21 +209,34 @@ export class JobRunner {
     const { jobs, logger, upstreams, routeCooldowns } = this.services;
     const operation = operationOfKind[job.kind];
     const request = await this.upstreamRequest(job);
-    const now = Date.now();
+    const routes = availableRoutes(model.routes, routeCooldowns);
     let lastError: unknown;
-    for (const route of model.routes) {
-      if ((routeCooldowns.get(routeKey(route)) ?? 0) > now) continue;
-      const upstream = upstreams.get(route.provider.name);
-      const adapter = upstream && jobAdapterFor(upstream.kind, operation);
-      const operations = adapter?.[operation] as JobOperations<unknown> | undefined;
-      if (!upstream || !adapter || !operations) continue;
-      const outcome = await this.send(job, { upstream, adapter, operations, upstreamModel: route.model }, request, lease);
-      if (outcome.kind !== 'refused') return;
-      const error = (lastError = outcome.error);
-      if (error instanceof UpstreamError && error.retryAfterMs) routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
-      if (error instanceof UpstreamError && !error.retryable) {
-        await jobs.fail(job, this.owner, { code: 'upstream_rejected', message: error.message });
+    if (routes.length > 0) {
+      try {
+        await tryRoutes(
+          routes,
+          routeCooldowns,
+          async (route) => {
+            const upstream = upstreams.get(route.provider.name);
+            const adapter = upstream && jobAdapterFor(upstream.kind, operation);
+            const operations = adapter?.[operation] as JobOperations<unknown> | undefined;
+            if (!upstream || !adapter || !operations) throw new RouteCannotServe(route.provider.name, operation);
+            const outcome = await this.send(job, { upstream, adapter, operations, upstreamModel: route.model }, request, lease);
+            if (outcome.kind === 'refused') throw outcome.error;
+          },
+          // Refused: nothing was made upstream, so another route may take it if the refusal is transient.
+          (error) => error instanceof UpstreamError && error.retryable,
+        );
         return;
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
+        if (!(error instanceof RouteCannotServe)) {
+          if (!error.retryable) {
+            await jobs.fail(job, this.owner, { code: 'upstream_rejected', message: error.message });
+            return;
+          }
+          lastError = error;
+        }
       }
     }
     if (lastError === undefined) {
@@ -268,7 +281,7 @@ export class JobRunner {
     }
     // Refused for now (409, 429, 503): that says nothing of the first send, so the job stays
     // `submitting` on this route, to be re-sent with the same key — never to another route.
-    const wait = error.retryAfterMs ? Math.min(error.retryAfterMs, 300_000) : backoffMs(job.polls + 2);
+    const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
     logger.warn({ err: error, jobId: job.id, provider: upstream.name }, 'job re-send refused for now; retrying with the same key');
     await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + wait, polled: true });
   }

@@ -21,7 +21,8 @@ import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { fitContextWindow } from './context-window.js';
 import { meter } from './meter.js';
-import { allRoutesCoolingDown, chooseRoutes, routeKey } from './routing.js';
+import { tryRoutes } from './route-fallback.js';
+import { allRoutesCoolingDown, chooseRoutes } from './routing.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -247,34 +248,27 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     : undefined;
 
   try {
-    let lastError: unknown;
     const routes = chooseRoutes(model, request, services.routeCooldowns);
     if (routes.length === 0) throw allRoutesCoolingDown(model, services.routeCooldowns);
-    for (const route of routes) {
-      const upstream = services.upstreams.get(route.provider.name)!;
-      const adapter = upstream.adapter;
-      if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
-      const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
-      routeUsed = { provider: route.provider.name, model: route.model };
-      accumulator = new ResultAccumulator();
-      pending = [];
-      try {
+    await tryRoutes(
+      routes,
+      services.routeCooldowns,
+      async (route) => {
+        const upstream = services.upstreams.get(route.provider.name)!;
+        const adapter = upstream.adapter;
+        if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
+        const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
+        routeUsed = { provider: route.provider.name, model: route.model };
+        accumulator = new ResultAccumulator();
+        pending = [];
         const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
         const parser = adapter.createStreamParser(target, request);
         await readEvents((event) => handle(parser.push(event)));
         handle(parser.end());
-        lastError = undefined;
-        break;
-      } catch (error) {
-        lastError = error;
-        if (error instanceof UpstreamError && error.retryAfterMs) {
-          services.routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
-        }
-        // Another route may serve it only if nothing was produced and the failure is transient.
-        if (producedOutput || encoder || !(error instanceof UpstreamError) || !error.retryable || abort.signal.aborted) break;
-      }
-    }
-    if (lastError) throw lastError;
+      },
+      // Another route may serve it only if nothing was produced and the failure is transient.
+      (error) => !producedOutput && !encoder && error instanceof UpstreamError && error.retryable && !abort.signal.aborted,
+    );
   } catch (error) {
     failure = abort.signal.aborted ? abort.signal.reason : error;
   } finally {

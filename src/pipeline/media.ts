@@ -11,7 +11,7 @@ import { runMediaOperation } from '../providers/media/transport.js';
 import { UpstreamError } from '../providers/types.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { routeKey } from './routing.js';
+import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';
 import { upstreamFailure } from './upstream-failure.js';
 
 /** The model a media request names (or the first enabled model of the type when it names none). */
@@ -68,25 +68,20 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
 }
 
 async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
-  const now = Date.now();
-  const routes = call.model.routes.filter((route) => (services.routeCooldowns.get(routeKey(route)) ?? 0) <= now);
-  let lastError: unknown = new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
-  for (const route of routes) {
-    const upstream = services.upstreams.get(route.provider.name);
-    const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
-    const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
-    if (!upstream || !adapter || !operation) {
-      lastError = new UpstreamError(`provider "${route.provider.name}" cannot ${call.operation}`, 501, false);
-      continue;
-    }
-    const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
-    try {
-      return await runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
-    } catch (error) {
-      lastError = error;
-      if (error instanceof UpstreamError && error.retryAfterMs) services.routeCooldowns.set(routeKey(route), Date.now() + Math.min(error.retryAfterMs, 300_000));
-      if (!(error instanceof UpstreamError) || !error.retryable) break;
-    }
-  }
-  throw lastError;
+  const routes = availableRoutes(call.model.routes, services.routeCooldowns);
+  if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
+  return tryRoutes(
+    routes,
+    services.routeCooldowns,
+    (route) => {
+      const upstream = services.upstreams.get(route.provider.name);
+      const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
+      const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
+      if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
+      const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
+      return runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
+    },
+    // A transient failure: the next route may serve it.
+    (error) => error instanceof UpstreamError && error.retryable,
+  );
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogModel, Route } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 import type { ChatRequest } from '../model/chat.js';
+import { availableRoutes, routeKey } from './route-fallback.js';
 
 function conversationHash(request: ChatRequest): number {
   const first = request.messages[0];
@@ -13,15 +14,12 @@ function conversationHash(request: ChatRequest): number {
   return createHash('sha1').update(seed).digest().readUInt32BE(0);
 }
 
-export const routeKey = (route: Route) => `${route.provider.name}:${route.model}`;
-
 /**
  * Routes in the order to try them: the sticky weighted pick first, the others as fallbacks.
  * Routes whose upstream asked for a pause (429/503 with Retry-After) are left out until then.
  */
 export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldowns: ReadonlyMap<string, number> = new Map()): Route[] {
-  const now = Date.now();
-  const available = model.routes.filter((route) => (cooldowns.get(routeKey(route)) ?? 0) <= now);
+  const available = availableRoutes(model.routes, cooldowns);
   // Weight 0 marks a fallback-only route: tried, in declared order, after the weighted ones.
   const weighted = available.filter((route) => route.weight > 0);
   const fallbacks = available.filter((route) => route.weight === 0);

@@ -1,0 +1,64 @@
+// The one route choice with fallback and cooldown, for chat, media and job submits alike:
+// the model's routes in order minus those whose upstream asked for a pause, tried one after
+// the other until one serves. A failure that carries a Retry-After pauses its route (capped at
+// maxCooldownMs) for every request of this process; whether the next route may be tried after
+// a failure is the caller's rule (chat: nothing produced yet and a transient failure; media:
+// a transient failure; job submit: the vendor refused, so nothing was made upstream).
+import type { Route } from '../catalog/catalog.js';
+import { UpstreamError } from '../providers/types.js';
+
+/** The longest pause a Retry-After can put on a route, whatever the upstream asked. */
+export const maxCooldownMs = 300_000;
+
+export const routeKey = (route: Route) => `${route.provider.name}:${route.model}`;
+
+/** `routes` in their order, without those still pausing at their upstream's request. */
+export function availableRoutes(routes: readonly Route[], cooldowns: ReadonlyMap<string, number>, now = Date.now()): Route[] {
+  return routes.filter((route) => (cooldowns.get(routeKey(route)) ?? 0) <= now);
+}
+
+/** How long an upstream that asked for a pause is left alone: what it asked, at most maxCooldownMs. */
+export function cooldownMs(retryAfterMs: number): number {
+  return Math.min(retryAfterMs, maxCooldownMs);
+}
+
+/**
+ * A route whose provider does not speak the operation (a catalog mistake `models check` also
+ * reports): skipped without a pause, the next route is tried whatever the caller's rule says.
+ */
+export class RouteCannotServe extends UpstreamError {
+  constructor(provider: string, operation: string) {
+    super(`provider "${provider}" cannot ${operation}`, 501, false);
+    this.name = 'RouteCannotServe';
+  }
+}
+
+/**
+ * Tries `routes` in order: the first result of `attempt` is returned; a failure pauses its
+ * route when it says for how long, and the next route is tried only when `mayTryNext` allows it
+ * (or the route could not serve the operation at all). Throws the last failure of a route that
+ * tried; `routes` must not be empty (each caller says what no available route means to it).
+ */
+export async function tryRoutes<Result>(
+  routes: readonly Route[],
+  cooldowns: Map<string, number>,
+  attempt: (route: Route) => Promise<Result>,
+  mayTryNext: (error: unknown) => boolean,
+): Promise<Result> {
+  let lastError: unknown;
+  for (const route of routes) {
+    try {
+      return await attempt(route);
+    } catch (error) {
+      // A route that cannot serve the operation never hides the failure of one that tried.
+      if (error instanceof RouteCannotServe) {
+        lastError ??= error;
+        continue;
+      }
+      lastError = error;
+      if (error instanceof UpstreamError && error.retryAfterMs) cooldowns.set(routeKey(route), Date.now() + cooldownMs(error.retryAfterMs));
+      if (!mayTryNext(error)) break;
+    }
+  }
+  throw lastError;
+}
