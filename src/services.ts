@@ -33,6 +33,11 @@ export interface Services {
   readonly apiKeys: ApiKeys;
   readonly ledger: Ledger;
   readonly catalog: Catalog;
+  /**
+   * The process's clock (ms since the epoch): Date.now, or a test's clock that it moves
+   * forward itself instead of sleeping. Read once per use, as a function reference.
+   */
+  readonly now: () => number;
   close(): Promise<void>;
 }
 
@@ -66,20 +71,23 @@ export const stopFlushDeadlineMs = 10_000;
 
 /** `backgroundCheckpoints`: a long-lived process checkpoints SQLite's WAL on a connection of its own, off the request path. */
 /** `createDatabase`: this process migrates, so it may create a missing SQLite file (src/db/connect.ts). */
-export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean; createDatabase?: boolean } = {}): Services {
+/** `now`: the clock every service reads (default Date.now; tests pass one they move forward). */
+export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean; createDatabase?: boolean; now?: () => number } = {}): Services {
+  const now = options.now ?? Date.now;
   const backgroundCheckpoints = options.backgroundCheckpoints === true && config.database.client === 'sqlite';
   const db = connectDatabase(config.database, { backgroundCheckpoints, create: options.createDatabase ?? false, dataDir: config.dataDir });
   const logger = options.logger ?? createLogger(config.log.level, 'stderr');
   const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
-  const apiKeys = new ApiKeys(db, config.keys.prefix);
+  const apiKeys = new ApiKeys(db, config.keys.prefix, now);
   return {
     config,
     db,
     logger,
-    accounts: new Accounts(db),
+    accounts: new Accounts(db, now),
     apiKeys,
-    ledger: new Ledger(db),
+    ledger: new Ledger(db, now),
     catalog: new Catalog(config),
+    now,
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
       await db.destroy();
@@ -90,11 +98,11 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
 
 /** Stored files over a process's database and blob store (the CLI's `files` commands use it alone). */
 export function openFiles(services: Services): Files {
-  return new Files(services.db, new LocalBlobStore(services.config.storage.dir), services.config.storage.tempTtlMs);
+  return new Files(services.db, new LocalBlobStore(services.config.storage.dir), services.config.storage.tempTtlMs, services.now);
 }
 
 /** The job store over a process's database (the CLI's `jobs` commands use it alone). */
-export function openJobStore(services: Services, generations = new Generations(services.db)): JobStore {
+export function openJobStore(services: Services, generations = new Generations(services.db, services.now)): JobStore {
   const { config } = services;
   return new JobStore({
     db: services.db,
@@ -103,16 +111,17 @@ export function openJobStore(services: Services, generations = new Generations(s
     deadlineMs: config.jobs.deadlineMs,
     leaseMs: config.jobs.leaseMs,
     publicObject: (job) => publicJobObject(job, { fileTtlMs: config.storage.tempTtlMs }),
+    now: services.now,
   });
 }
 
 /** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
 export async function openServerServices(
   config: Config,
-  options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter } = {},
+  options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter; now?: () => number } = {},
 ): Promise<ServerServices> {
   // A serving process (serve, worker, tests) migrates at start, so it may create the database.
-  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true, createDatabase: true });
+  const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true, createDatabase: true, now: options.now });
   // Redis and the simulator are loaded only by processes that use them (a few MB of heap each).
   const { timeoutMs, onUnavailable } = config.cache;
   const redis = config.cache.url.startsWith('redis')
@@ -147,7 +156,7 @@ export async function openServerServices(
     };
   };
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, recordOptions('request_log'));
-  const generations = new Generations(base.db);
+  const generations = new Generations(base.db, base.now);
   const jobs = openJobStore(base, generations);
   const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, recordOptions('usage_records'));
   const settles = new PendingSettles(base.ledger, base.logger, {
@@ -168,7 +177,7 @@ export async function openServerServices(
     files: openFiles(base),
     generations,
     jobs,
-    holdOwner: new HoldOwner(base.db, base.ledger, base.logger, { heartbeatMs: config.holds.heartbeatMs, goneAfterMs: config.holds.ownerGoneAfterMs }),
+    holdOwner: new HoldOwner(base.db, base.ledger, base.logger, { heartbeatMs: config.holds.heartbeatMs, goneAfterMs: config.holds.ownerGoneAfterMs, now: base.now }),
     settles,
     async close() {
       await settles.close(stopFlushDeadlineMs);

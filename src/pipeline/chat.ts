@@ -248,8 +248,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     : undefined;
 
   try {
-    const routes = chooseRoutes(model, request, services.routeCooldowns);
-    if (routes.length === 0) throw allRoutesCoolingDown(model, services.routeCooldowns);
+    const routesAt = services.now();
+    const routes = chooseRoutes(model, request, services.routeCooldowns, routesAt);
+    if (routes.length === 0) throw allRoutesCoolingDown(model, services.routeCooldowns, routesAt);
     await tryRoutes(
       routes,
       services.routeCooldowns,
@@ -268,6 +269,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
       },
       // Another route may serve it only if nothing was produced and the failure is transient.
       (error) => !producedOutput && !encoder && error instanceof UpstreamError && error.retryable && !abort.signal.aborted,
+      services.now,
     );
   } catch (error) {
     failure = abort.signal.aborted ? abort.signal.reason : error;

@@ -68,7 +68,7 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
 }
 
 async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
-  const routes = availableRoutes(call.model.routes, services.routeCooldowns);
+  const routes = availableRoutes(call.model.routes, services.routeCooldowns, services.now());
   if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
   return tryRoutes(
     routes,
@@ -83,5 +83,6 @@ async function callUpstream<Request, Result>(services: ServerServices, call: Med
     },
     // A transient failure: the next route may serve it.
     (error) => error instanceof UpstreamError && error.retryable,
+    services.now,
   );
 }

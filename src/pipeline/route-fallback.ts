@@ -44,6 +44,8 @@ export async function tryRoutes<Result>(
   cooldowns: Map<string, number>,
   attempt: (route: Route) => Promise<Result>,
   mayTryNext: (error: unknown) => boolean,
+  /** The process's clock (services.now), which a pause is measured on. */
+  now: () => number = Date.now,
 ): Promise<Result> {
   let lastError: unknown;
   for (const route of routes) {
@@ -56,7 +58,7 @@ export async function tryRoutes<Result>(
         continue;
       }
       lastError = error;
-      if (error instanceof UpstreamError && error.retryAfterMs) cooldowns.set(routeKey(route), Date.now() + cooldownMs(error.retryAfterMs));
+      if (error instanceof UpstreamError && error.retryAfterMs) cooldowns.set(routeKey(route), now() + cooldownMs(error.retryAfterMs));
       if (!mayTryNext(error)) break;
     }
   }

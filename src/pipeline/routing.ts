@@ -16,10 +16,11 @@ function conversationHash(request: ChatRequest): number {
 
 /**
  * Routes in the order to try them: the sticky weighted pick first, the others as fallbacks.
- * Routes whose upstream asked for a pause (429/503 with Retry-After) are left out until then.
+ * Routes whose upstream asked for a pause (429/503 with Retry-After) are left out until then
+ * (`now`: the process's clock, services.now).
  */
-export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldowns: ReadonlyMap<string, number> = new Map()): Route[] {
-  const available = availableRoutes(model.routes, cooldowns);
+export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldowns: ReadonlyMap<string, number> = new Map(), now = Date.now()): Route[] {
+  const available = availableRoutes(model.routes, cooldowns, now);
   // Weight 0 marks a fallback-only route: tried, in declared order, after the weighted ones.
   const weighted = available.filter((route) => route.weight > 0);
   const fallbacks = available.filter((route) => route.weight === 0);
@@ -38,9 +39,9 @@ export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldown
 }
 
 /** Every route of the model is pausing at its upstream's request: say when to come back. */
-export function allRoutesCoolingDown(model: CatalogModel, cooldowns: ReadonlyMap<string, number>): ApiError {
+export function allRoutesCoolingDown(model: CatalogModel, cooldowns: ReadonlyMap<string, number>, now = Date.now()): ApiError {
   const until = Math.min(...model.routes.map((route) => cooldowns.get(routeKey(route)) ?? 0));
-  const seconds = Math.min(60, Math.max(1, Math.ceil((until - Date.now()) / 1000)));
+  const seconds = Math.min(60, Math.max(1, Math.ceil((until - now) / 1000)));
   return new ApiError(502, `Every upstream of ${model.id} asked for a pause; retry in ${seconds} s.`, {
     type: 'server_error',
     code: 'upstream_rate_limited',

@@ -1,9 +1,9 @@
 // Routes and resilience: fallback before the first byte, upstream Retry-After respected,
 // keep-alive comments on silent streams, gateway-tracked prompt caching.
-import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { testOnBackends } from '../helpers/backends.js';
 import { expectedChargeUnits, startChatGateway, testPrices } from '../helpers/chat-gateway.js';
+import { testClock } from '../helpers/clock.js';
 
 const chatModel = (id: string, extra: Record<string, unknown>) => ({ id, name: id, type: 'text', pricing: testPrices, capabilities: { max_output_tokens: 4096 }, ...extra });
 
@@ -21,12 +21,15 @@ testOnBackends('a connection failure on the first route falls back to the next o
 });
 
 testOnBackends('an upstream 429 with Retry-After pauses its routes: the client gets the delay, nothing is sent until it passes', async (t, database) => {
+  const clock = testClock();
   const gateway = await startChatGateway(t, database, {
     models: [chatModel('t/limited', { routes: [{ provider: 'openai', model: 'chat' }, { provider: 'compat', model: 'chat' }] })],
+    now: clock.now,
   });
   const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
   const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
-  // A 3 s pause: the next request must arrive while it lasts, even on a loaded CI machine.
+  // A 3 s pause on the gateway's clock, which moves only when the test says so: however slow
+  // the machine, the next request arrives while the pause lasts.
   const limited = (await t.throwsAsync(openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'x [[sim:status=429]] [[sim:retry-after=3]]' }] }))) as any;
   t.is(limited.status, 502);
   t.is(limited.headers.get('retry-after'), '3', "the upstream's Retry-After is passed on");
@@ -34,7 +37,11 @@ testOnBackends('an upstream 429 with Retry-After pauses its routes: the client g
   t.is(paused.status, 502);
   t.regex(paused.message, /asked for a pause/);
   t.is(paused.headers.get('x-should-retry'), 'true');
-  await sleep(3_100);
+  t.is(paused.headers.get('retry-after'), '3', 'the whole pause is still ahead');
+  clock.advance(2_999);
+  const almost = (await t.throwsAsync(openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'fine now' }] }))) as any;
+  t.is(almost.status, 502, 'still paused 1 ms before its end');
+  clock.advance(1);
   const after = await openai.chat.completions.create({ model: 't/limited', messages: [{ role: 'user', content: 'fine now' }] });
   t.is(after.choices[0]!.finish_reason, 'stop');
   t.is((await gateway.services.ledger.balance(accountId)).heldUnits, 0n);

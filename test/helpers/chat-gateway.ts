@@ -14,7 +14,7 @@ export const testPrices = { per_1m_input_tokens: '10.00', per_1m_cached_input_to
 export async function startChatGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  extra: { providers?: Record<string, unknown>; models?: unknown[]; server?: Record<string, unknown> } = {},
+  extra: { providers?: Record<string, unknown>; models?: unknown[]; server?: Record<string, unknown>; now?: () => number } = {},
 ): Promise<TestGateway & { simulatorUrl: string }> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
   t.teardown(() => simulator.close());
@@ -41,7 +41,7 @@ export async function startChatGateway(
     ];
   });
   const raw = { providers, models: [...models, ...(extra.models ?? [])], ...(extra.server ? { server: extra.server } : {}) };
-  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream' } });
+  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream' }, now: extra.now });
   return { ...gateway, simulatorUrl: simulator.url };
 }
 

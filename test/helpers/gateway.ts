@@ -36,6 +36,7 @@ export async function startGateway(
     rateLimiter?: RateLimiter;
     /** Run a job runner in the gateway, as `serve` does. */ jobRunner?: boolean;
     /** Default: silent. A test that asserts on the log passes its own (see capturedLogger). */ logger?: Logger;
+    /** The gateway's clock (services.now; default Date.now): a testClock() to move time forward without sleeping. */ now?: () => number;
   } = {},
 ): Promise<TestGateway> {
   const env: NodeJS.ProcessEnv = {
@@ -47,7 +48,7 @@ export async function startGateway(
   // The shipped example (or the given config), with a small pool: many gateways run at once in tests.
   const raw = (options.raw ?? parse(readFileSync(exampleConfigPath, 'utf8'))) as Record<string, any>;
   const config = loadConfig({ raw: { ...raw, database: { ...raw.database, pool_max: 3 } }, env });
-  const services = await openServerServices(config, { logger: options.logger ?? pino({ level: 'silent' }), rateLimiter: options.rateLimiter });
+  const services = await openServerServices(config, { logger: options.logger ?? pino({ level: 'silent' }), rateLimiter: options.rateLimiter, now: options.now });
   const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes, jobRunner: options.jobRunner });
   t.teardown(() => server.stop());
   return {

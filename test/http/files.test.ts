@@ -1,11 +1,11 @@
 // Stored files and the generation history over HTTP: own account only (others' ids are 404),
 // newest first with cursors, keep within the permanent quota (409 beyond it, also when two
-// keeps race), content with Range, expired files gone after gc — and the `files` CLI.
-import { setTimeout as sleep } from 'node:timers/promises';
+// keeps race), content with Range, expired files gone at once and their bytes after gc (on
+// the gateway's test clock). The `files` CLI: test/cli/files-cli.test.ts.
 import OpenAI from 'openai';
 import { testOnBackends } from '../helpers/backends.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
-import { exampleConfigPath, startGateway } from '../helpers/gateway.js';
+import { testClock } from '../helpers/clock.js';
+import { startGateway } from '../helpers/gateway.js';
 import { api, fastJobsConfig } from '../helpers/jobs.js';
 
 testOnBackends('files: listed newest first with cursors, read with Range, kept within the quota; other accounts see 404', async (t, database) => {
@@ -51,30 +51,26 @@ testOnBackends('files: listed newest first with cursors, read with Range, kept w
   t.deepEqual(concurrent.sort(), ['QuotaExceededError', 'kept'], 'two keeps racing for the last kilobyte: exactly one wins');
 });
 
-testOnBackends('files: expired files disappear and gc removes their bytes; the files CLI lists, shows, keeps and collects', async (t, database) => {
-  const gateway = await startGateway(t, database, { raw: fastJobsConfig() });
+testOnBackends('files: an expired file is gone for its client at once; gc removes its bytes and leaves the kept file', async (t, database) => {
+  const clock = testClock();
+  const gateway = await startGateway(t, database, { raw: fastJobsConfig(), now: clock.now });
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });
-  const kept = await gateway.services.files.save(client.accountId, 'upload', 'image/png', Buffer.alloc(700, 2));
-  const env = { GATEWAY_CONFIG: exampleConfigPath, GATEWAY_DATABASE_URL: database.url, GATEWAY_DATA_DIR: gateway.services.config.dataDir, GATEWAY_LOG_LEVEL: 'warn' };
-  const listed = await runCliJson(['files', 'ls', '--account', client.accountId], env);
-  t.deepEqual(listed.data.map((file: any) => file.id), [kept.id]);
-  const shown = await runCliJson(['files', 'show', String(kept.id)], env);
-  t.is(shown.bytes, 700);
-  t.is(shown.account_id, client.accountId);
-  const keptNow = await runCliJson(['files', 'keep', String(kept.id)], env);
-  t.true(keptNow.permanent);
-  t.is((await runCli(['files', 'show', '999999'], env)).exitCode, 1);
-  const expiring = await gateway.services.files.save(client.accountId, 'upload', 'image/png', Buffer.alloc(500, 1), { expiresAt: Date.now() + 300 });
-  t.is((await api(gateway, client.key, 'GET', `/v1/files/${expiring.id}`)).status, 200);
-  await sleep(400);
+  const files = gateway.services.files;
+  const kept = await files.save(client.accountId, 'upload', 'image/png', Buffer.alloc(700, 2));
+  await files.keep(client.accountId, kept.id, 1_000_000);
+  const expiring = await files.save(client.accountId, 'upload', 'image/png', Buffer.alloc(500, 1), { expiresAt: clock.now() + 300_000 });
+  clock.advance(299_999);
+  t.is((await api(gateway, client.key, 'GET', `/v1/files/${expiring.id}`)).status, 200, 'still there 1 ms before it expires');
+  t.deepEqual(await files.collectGarbage(), { files: 0, bytes: 0 }, 'nothing has expired yet');
+  clock.advance(1);
   t.is((await api(gateway, client.key, 'GET', `/v1/files/${expiring.id}`)).status, 404, 'an expired file is gone for the client at once');
-  const collected = await runCliJson(['files', 'gc'], env);
-  t.deepEqual(collected, { files: 1, bytes: 500 });
+  t.is((await api(gateway, client.key, 'GET', `/v1/files/${expiring.id}/content`)).status, 404);
+  t.deepEqual(await files.collectGarbage(), { files: 1, bytes: 500 });
   const row = await database.db('files').where({ id: expiring.id }).first();
-  t.truthy(row.deleted_at);
-  await t.throwsAsync(gateway.services.files.read({ ...expiring }), undefined, 'its bytes are removed');
+  t.is(Number(row.deleted_at), clock.now());
+  await t.throwsAsync(files.read({ ...expiring }), undefined, 'its bytes are removed');
   t.is((await api(gateway, client.key, 'GET', `/v1/files/${kept.id}/content`)).status, 200, 'the kept file stays');
-  t.deepEqual(await runCliJson(['files', 'gc'], env), { files: 0, bytes: 0 });
+  t.deepEqual(await files.collectGarbage(), { files: 0, bytes: 0 });
 });
 
 testOnBackends('generations: per-type ids, newest first, type filter, content by index; other accounts 404', async (t, database) => {
