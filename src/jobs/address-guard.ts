@@ -75,11 +75,17 @@ export async function checkWebhookUrl(url: string, policy: AddressPolicy, lookup
 }
 
 /**
- * An undici Agent whose connections go only to allowed addresses. A name is resolved here and
- * connected to an allowed address it resolves to; an IP literal never reaches a lookup (Node
- * connects to it directly), so it is judged before the connector is called.
+ * An undici Agent whose connections go only to allowed addresses. A name is resolved here, at
+ * connect time (whatever it resolved to at submit), and connected to an allowed address it
+ * resolves to; an IP literal never reaches a lookup (Node connects to it directly), so it is
+ * judged before the connector is called. `lookup` is the resolver (tests give one whose answer
+ * changes between the submit check and the connect, as a rebinding DNS server does).
  */
-export function guardedAgent(policy: AddressPolicy, timeoutMs: number): Agent {
+export function guardedAgent(policy: AddressPolicy, timeoutMs: number, lookup: LookupAll = systemLookup): Agent {
+  const resolveAll = async (hostname: string): Promise<{ address: string; family: number }[]> => {
+    const family = isIP(hostname);
+    return family ? [{ address: hostname, family }] : lookup(hostname);
+  };
   const guardedLookup: LookupFunction = (hostname, options, callback) => {
     resolveAll(hostname).then(
       (addresses) => {
@@ -108,9 +114,4 @@ export function guardedAgent(policy: AddressPolicy, timeoutMs: number): Agent {
 
 function connectRefused(host: string, reason: string): Error {
   return Object.assign(new Error(`refused to connect to ${host}: ${reason}`), { code: 'EADDRREFUSED' });
-}
-
-async function resolveAll(hostname: string): Promise<{ address: string; family: number }[]> {
-  const family = isIP(hostname);
-  return family ? [{ address: hostname, family }] : systemLookup(hostname);
 }

@@ -10,8 +10,24 @@ const closed = { allowLoopback: false, allowPrivate: false };
 const open = { allowLoopback: true, allowPrivate: true };
 
 test('metadata, link-local, unspecified, multicast and reserved addresses are refused whatever the policy', (t) => {
-  for (const address of ['169.254.169.254', '169.254.1.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '100.100.100.200', '::', 'fe80::1', 'ff02::1', 'fd00:ec2::254', 'fe80::a9fe:a9fe', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:0.0.0.0']) {
-    t.truthy(refusedAddress(address, open), address);
+  const linkLocal4 = 'a link-local address, incl. cloud metadata (169.254.0.0/16)';
+  for (const [address, reason] of [
+    ['169.254.169.254', linkLocal4],
+    ['169.254.1.1', linkLocal4],
+    ['0.0.0.0', 'a "this network" address (0.0.0.0/8)'],
+    ['224.0.0.1', 'a multicast address (224.0.0.0/4)'],
+    ['255.255.255.255', 'the limited broadcast address (255.255.255.255/32)'],
+    ['100.100.100.200', 'the Alibaba Cloud metadata address (100.100.100.200/32)'],
+    ['::', 'the unspecified address (::/128)'],
+    ['fe80::1', 'a link-local address (fe80::/10)'],
+    ['ff02::1', 'a multicast address (ff00::/8)'],
+    ['fd00:ec2::254', 'an AWS metadata address (fd00:ec2::/32)'],
+    ['fe80::a9fe:a9fe', 'a link-local address (fe80::/10)'],
+    ['::ffff:169.254.169.254', `IPv4-mapped (::ffff:0:0/96) for 169.254.169.254, ${linkLocal4}`],
+    ['::ffff:a9fe:a9fe', `IPv4-mapped (::ffff:0:0/96) for 169.254.169.254, ${linkLocal4}`],
+    ['::ffff:0.0.0.0', 'IPv4-mapped (::ffff:0:0/96) for 0.0.0.0, a "this network" address (0.0.0.0/8)'],
+  ]) {
+    t.is(refusedAddress(address, open), `${address} is ${reason}; webhooks never call it`, address);
   }
 });
 
@@ -25,7 +41,7 @@ test('loopback and private ranges are refused unless allowed; public addresses p
     t.is(refusedAddress(address, { allowLoopback: false, allowPrivate: true }), undefined, address);
   }
   for (const address of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8']) t.is(refusedAddress(address, closed), undefined, address);
-  t.truthy(refusedAddress('not-an-ip', open));
+  t.is(refusedAddress('not-an-ip', open), 'not-an-ip is not an IP address');
 });
 
 // Every special-purpose range of the IANA IPv4 and IPv6 registries and every IPv6 form that
@@ -127,7 +143,30 @@ test('a webhook URL is checked over every address its host resolves to', async (
   t.regex((await checkWebhookUrl('https://nowhere.invalid/x', closed, async () => Promise.reject(new Error('ENOTFOUND')))) ?? '', /does not resolve/);
 });
 
-test('the delivery agent refuses to connect to a refused address, named or literal (DNS rebinding, policy changes)', async (t) => {
+test('DNS rebinding: a name that resolved to a public address at submit and to loopback at connect is refused at connect', async (t) => {
+  const server = createServer((_request, response) => response.end('reached'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  let reached = 0;
+  server.on('request', () => reached++);
+  // A rebinding DNS server: the first answer is public (and short-lived), every later one is loopback.
+  const asked: string[] = [];
+  const rebinding = async (host: string) => {
+    asked.push(host);
+    return [{ address: asked.length === 1 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+  };
+  t.is(await checkWebhookUrl(`http://rebind.example:${port}/hook`, closed, rebinding), undefined, 'the submit check sees a public address');
+  const agent = guardedAgent(closed, 2000, rebinding);
+  t.teardown(() => agent.close());
+  await t.throwsAsync(request(`http://rebind.example:${port}/hook`, { dispatcher: agent }), {
+    message: 'refused to connect to rebind.example: 127.0.0.1 is a loopback address (127.0.0.0/8); webhooks.allow_loopback is off',
+  });
+  t.deepEqual(asked, ['rebind.example', 'rebind.example'], 'the name was resolved again at connect');
+  t.is(reached, 0, 'nothing reached the loopback server');
+});
+
+test('the delivery agent refuses to connect to a refused address, named or literal (localhost, IP literals, IPv6 forms)', async (t) => {
   const server = createServer((_request, response) => response.end('reached'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
