@@ -16,6 +16,9 @@ export class SqliteCheckpointer {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | undefined;
   private failing = false;
+  /** Checkpoints begun and finished so far (they run one at a time: the n-th begun is the n-th finished). */
+  begun = 0;
+  finished = 0;
 
   constructor(
     filename: string,
@@ -30,8 +33,10 @@ export class SqliteCheckpointer {
   /** One PASSIVE checkpoint (none when the previous one is still running). */
   checkpoint(): Promise<void> {
     this.running ??= new Promise<void>((resolve) => {
+      this.begun++;
       this.connection.all('PRAGMA wal_checkpoint(PASSIVE)', (error) => {
         this.running = undefined;
+        this.finished++;
         // Logged once per run of failures: the next tick tries again.
         if (error && !this.failing) this.logger.error({ err: error }, 'sqlite checkpoint failed; retrying');
         this.failing = Boolean(error);

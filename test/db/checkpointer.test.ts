@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import sqlite3 from 'sqlite3';
 import { SqliteCheckpointer } from '../../src/db/checkpointer.js';
 import { countRun, createTestDatabase } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { startGateway } from '../helpers/gateway.js';
 
 const silent = pino({ level: 'silent' });
@@ -21,10 +22,16 @@ async function writer(): Promise<{ filename: string; run(sql: string): Promise<R
   return { filename, run, close: () => new Promise((resolve) => connection.close(() => resolve())) };
 }
 
-/** Writes ~1,500 pages, gives a checkpointer (if any) time, writes once more: the WAL frames left. */
-async function framesAfterWrites(database: Awaited<ReturnType<typeof writer>>): Promise<number> {
+/**
+ * Writes ~1,500 pages, waits for a checkpoint of the checkpointer (if any) begun after them,
+ * writes once more: the WAL frames left.
+ */
+async function framesAfterWrites(database: Awaited<ReturnType<typeof writer>>, checkpointer?: SqliteCheckpointer): Promise<number> {
   for (let index = 0; index < 1_500; index++) await database.run(`INSERT INTO t (payload) VALUES (randomblob(3000))`);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  if (checkpointer) {
+    const begunBefore = checkpointer.begun;
+    await eventually(() => checkpointer.finished > begunBefore, { what: 'a timer checkpoint begun after the writes has finished' });
+  }
   await database.run(`INSERT INTO t (payload) VALUES (randomblob(100))`);
   // log = the frames in the WAL now (a checkpoint that completed lets the next writer start it over).
   const [status] = await database.run('PRAGMA wal_checkpoint(PASSIVE)');
@@ -35,7 +42,7 @@ test('the checkpointer copies the WAL into the database off the writer: the next
   const database = await writer();
   const checkpointer = new SqliteCheckpointer(database.filename, silent, 20);
   try {
-    const frames = await framesAfterWrites(database);
+    const frames = await framesAfterWrites(database, checkpointer);
     t.true(frames < 20, `the WAL was started over (${frames} frames left)`);
   } finally {
     await checkpointer.close();
