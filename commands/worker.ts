@@ -1,9 +1,6 @@
 import { GatewayCommand } from '../src/cli/base-command.js';
-import { stopOnSignals } from '../src/cli/stop-on-signals.js';
-import { createJobRunner } from '../src/jobs/runner.js';
-import { createLogger } from '../src/observability/logger.js';
-import { openServerServices } from '../src/services.js';
-import { limitHeapGrowth } from '../src/util/heap-growth.js';
+import { startProcess } from '../src/process/start.js';
+import { startWorker } from '../src/process/worker.js';
 
 export default class Worker extends GatewayCommand {
   static override description =
@@ -13,34 +10,13 @@ export default class Worker extends GatewayCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Worker);
     this.jsonOutput = flags.json;
-    let services;
     try {
-      const config = this.loadConfiguration(flags.config);
-      const logger = createLogger(config.log.level, flags.json ? 'stderr' : 'stdout');
-      limitHeapGrowth();
-      services = await openServerServices(config, { logger });
-      await services.db.migrate.latest();
-      const runner = createJobRunner(services);
-      runner.start();
-      // A live process: it beats and sweeps the request holds of serving processes that died.
-      await services.holdOwner.register();
-      services.holdOwner.start();
-      // Holds of crashed requests are released here too, so a worker-only host recovers them.
-      const sweeper = setInterval(() => {
-        services!.ledger.releaseExpired().catch((error: unknown) => services!.logger.error({ err: error }, 'hold sweeper failed'));
-      }, config.holds.sweepIntervalMs);
-      services.logger.info({ runner: runner.owner, concurrency: config.jobs.concurrency }, 'job runner started');
-      if (flags.json) process.stdout.write(`${JSON.stringify({ runner: runner.owner, pid: process.pid })}\n`);
-      else process.stderr.write(`gateway worker ${runner.owner} running (Ctrl-C to stop)\n`);
-      const running = services;
-      stopOnSignals(running.logger, async () => {
-        clearInterval(sweeper);
-        await runner.stop();
-        await running.holdOwner.stop({ forget: true });
-        await running.close();
+      await startProcess(this.loadConfiguration(flags.config), { json: flags.json }, async (services) => {
+        const worker = await startWorker(services);
+        services.logger.info({ runner: worker.owner, concurrency: services.config.jobs.concurrency }, 'job runner started');
+        return { json: { runner: worker.owner }, text: `gateway worker ${worker.owner} running (Ctrl-C to stop)`, stop: () => worker.stop() };
       });
     } catch (error) {
-      await services?.close().catch(() => undefined);
       this.fail(error);
     }
   }

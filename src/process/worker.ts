@@ -1,0 +1,31 @@
+// A worker process's own part (`gateway worker`): the job runner without the HTTP API. It also
+// registers as a live hold owner (it beats, and sweeps the request holds of serving processes
+// that died) and releases expired holds, so a worker-only host recovers crashed requests too.
+import { createJobRunner } from '../jobs/runner.js';
+import type { ServerServices } from '../services.js';
+
+export interface RunningWorker {
+  /** The runner's lease owner id. */
+  readonly owner: string;
+  /** Stops the runner (its steps store their state), the heartbeat, then closes the services. */
+  stop(): Promise<void>;
+}
+
+export async function startWorker(services: ServerServices): Promise<RunningWorker> {
+  const runner = createJobRunner(services);
+  runner.start();
+  await services.holdOwner.register();
+  services.holdOwner.start();
+  const sweeper = setInterval(() => {
+    services.ledger.releaseExpired().catch((error: unknown) => services.logger.error({ err: error }, 'hold sweeper failed'));
+  }, services.config.holds.sweepIntervalMs);
+  return {
+    owner: runner.owner,
+    async stop() {
+      clearInterval(sweeper);
+      await runner.stop();
+      await services.holdOwner.stop({ forget: true });
+      await services.close();
+    },
+  };
+}
