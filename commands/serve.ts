@@ -20,7 +20,7 @@ export default class Serve extends GatewayCommand {
         const { config } = services;
         const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
-        services.logger.info({ url: server.url, database, jobRunner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
+        services.logger.info({ url: server.url, database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1)`, stop: () => server.stop() };
       });
     } catch (error) {

@@ -85,7 +85,7 @@ export class WebhookSender {
     const outcomes = await Promise.allSettled(claimed.map((delivery) => this.attempt(delivery)));
     // An outcome that could not be stored leaves the row leased: it is attempted again once the lease expires.
     outcomes.forEach((outcome, index) => {
-      if (outcome.status === 'rejected') this.options.logger.error({ err: outcome.reason, webhookId: claimed[index]!.id }, 'webhook delivery outcome not stored');
+      if (outcome.status === 'rejected') this.options.logger.error({ err: outcome.reason, webhook_id: claimed[index]!.id }, 'webhook delivery outcome not stored');
     });
     return claimed.length;
   }
@@ -124,7 +124,7 @@ export class WebhookSender {
     const base = db('webhook_deliveries').where({ id: delivery.id, lease_owner: owner });
     if (problem === null) {
       await base.update({ status: 'delivered', attempts, last_status: status, last_error: null, delivered_at: this.now(), lease_owner: null, lease_until: null });
-      logger.info({ webhookId: delivery.id, jobId: delivery.job_id, attempts }, 'webhook delivered');
+      logger.info({ webhook_id: delivery.id, job_id: delivery.job_id, attempts }, 'webhook delivered');
       return;
     }
     const delay = config.retryDelaysMs[attempts - 1];
@@ -137,7 +137,7 @@ export class WebhookSender {
       lease_owner: null,
       lease_until: null,
     });
-    logger.warn({ webhookId: delivery.id, jobId: delivery.job_id, attempts, problem, retryInMs: delay ?? null }, delay === undefined ? 'webhook delivery gave up' : 'webhook delivery failed; will retry');
+    logger.warn({ webhook_id: delivery.id, job_id: delivery.job_id, attempts, problem, retry_in_ms: delay ?? null }, delay === undefined ? 'webhook delivery gave up' : 'webhook delivery failed; will retry');
   }
 
   async close(): Promise<void> {

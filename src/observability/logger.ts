@@ -6,7 +6,7 @@ export type { Logger };
 
 export function createLogger(level: string, destination: 'stdout' | 'stderr' = 'stdout'): Logger {
   return pino(
-    { level, base: { service: 'gateway' }, timestamp: pino.stdTimeFunctions.isoTime, redact: ['key', 'apiKey', 'authorization'] },
+    { level, base: { service: 'gateway' }, timestamp: pino.stdTimeFunctions.isoTime, redact: ['key', 'api_key', 'apiKey', 'authorization'] },
     pino.destination({ fd: destination === 'stdout' ? 1 : 2, sync: false }),
   );
 }

@@ -156,7 +156,9 @@ testOnBackends('a 500 then a 200: retried after the first delay with the same we
   t.notThrows(() => new Webhook(rotated).verify(second!.body, second!.headers as Record<string, string>), 'signed with the secret of the moment');
   t.throws(() => new Webhook(account.webhookSecret).verify(second!.body, second!.headers as Record<string, string>));
   t.deepEqual(lines.map((line) => [line.msg, line.attempts]), [['webhook delivery failed; will retry', 1], ['webhook delivered', 2]]);
-  t.is(lines[0]!.retryInMs, 30_000);
+  t.is(lines[0]!.retry_in_ms, 30_000);
+  t.is(lines[0]!.job_id, 'video_retry');
+  t.is(lines[1]!.webhook_id, lines[0]!.webhook_id);
 });
 
 testOnBackends('the retry schedule: one attempt per delay, then failed; each retry waits its own delay', async (t, { db }) => {

@@ -37,7 +37,7 @@ export async function respondWithJob(ctx: Context, services: ServerServices, job
 /** The model name used belongs to another catalog (or is deprecated): still served, but say so. */
 export function markDeprecated(ctx: Context, services: ServerServices, requested: string | undefined, served: string): void {
   ctx.set('Deprecation', 'true');
-  services.logger.warn({ requestId: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
+  services.logger.warn({ request_id: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
 }
 
 /** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
