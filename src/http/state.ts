@@ -15,3 +15,8 @@ export interface RequestState {
 export type Context = ParameterizedContext<RequestState> & { params: Record<string, string>; _matchedRoute?: string };
 
 export type Handler = (ctx: Context, services: ServerServices) => Promise<void> | void;
+
+/** The caller as the pipeline knows it: the key, the request id, and the state it notes the model and charge on. */
+export function callerOf(ctx: Context): { readonly apiKey: ApiKey; readonly requestId: string; readonly log: RequestState } {
+  return { apiKey: ctx.state.apiKey!, requestId: ctx.state.requestId, log: ctx.state };
+}

@@ -1,7 +1,8 @@
-// The synchronous media pipeline: resolve the model, check the key's scope for its type,
-// hold the quoted price, call the upstream through the route's media adapter (falling back
-// to the next route on a transient failure), settle to the actual price. Every media route
-// goes through `chargedMediaCall`, so none can reach an upstream without the charge path.
+// The charge path of the synchronous media operations (images.ts, audio.ts, embeddings.ts,
+// decisions.ts): hold the quoted price, call the upstream through the route's media adapter
+// (falling back to the next route on a transient failure, route-fallback.ts), settle to the
+// actual price, release on failure. Every media operation goes through `chargedMediaCall`, so
+// none can reach an upstream without the charge path.
 import type { ApiKey } from '../auth/api-keys.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
@@ -26,9 +27,19 @@ export function resolveMediaModel(services: ServerServices, name: string | undef
   return model;
 }
 
-export interface MediaCall<Request, Result> {
+/**
+ * Who asks, and where the pipeline notes what the request log keeps: the model as soon as it is
+ * resolved and the charge once settled, so a request that fails midway is still logged with its
+ * model (the HTTP request state is such a record).
+ */
+export interface MediaCaller {
   readonly apiKey: ApiKey;
   readonly requestId: string;
+  readonly log: { model?: string; chargedUnits: bigint };
+}
+
+export interface MediaCall<Request, Result> {
+  readonly caller: MediaCaller;
   readonly model: CatalogModel;
   readonly operation: Exclude<keyof MediaAdapter, 'kind' | 'parseError'>;
   readonly request: Request;
@@ -39,14 +50,15 @@ export interface MediaCall<Request, Result> {
   readonly description: string;
 }
 
-export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<{ result: Result; chargedUnits: bigint }> {
-  const { model, apiKey } = call;
+/** Hold, upstream (with fallback), settle — or release on failure. The charge is noted on the caller's log. */
+export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
+  const { model, caller } = call;
   const hold =
     call.holdUnits > 0n
-      ? await services.settles.hold(apiKey.accountId, call.holdUnits, {
+      ? await services.settles.hold(caller.apiKey.accountId, call.holdUnits, {
           ttlMs: services.config.holds.ttlMs,
           model: model.id,
-          requestId: call.requestId,
+          requestId: caller.requestId,
           description: call.description,
           instanceId: services.holdOwner.id,
         })
@@ -58,13 +70,12 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
     if (hold) await services.settles.release(hold.id);
     throw upstreamFailure(error);
   }
-  let chargedUnits = 0n;
   if (hold) {
     // Retried in the background when the database cannot take it now (pending-settles.ts).
-    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: call.requestId, model: model.id });
-    chargedUnits = settlement.chargedUnits;
+    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id });
+    caller.log.chargedUnits = settlement.chargedUnits;
   }
-  return { result, chargedUnits };
+  return result;
 }
 
 async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {

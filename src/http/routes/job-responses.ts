@@ -1,8 +1,7 @@
-// What the routes of async jobs (videos, video upscale, music) share: the control fields
-// (idempotency, webhook, wait), the answer — the job as created, or with `wait` the job once
-// finished (or as it is when `wait_timeout` runs out) —, finding the caller's own job, serving
-// its result files, and saying when a model name is deprecated.
-import { z } from 'zod';
+// What the routes of async jobs (videos, video upscale, music) share: the answer — the job as
+// created, or with `wait` the job once finished (or as it is when `wait_timeout` runs out) —,
+// finding the caller's own job, serving its result files, and saying when a model name is
+// deprecated. Their control fields are in dialects/openai-media/job-control.ts.
 import { publicJobObject } from '../../jobs/job-object.js';
 import type { Job } from '../../jobs/job.js';
 import { waitForJob } from '../../pipeline/jobs.js';
@@ -10,14 +9,6 @@ import type { ServerServices } from '../../services.js';
 import { ApiError } from '../errors.js';
 import type { Context } from '../state.js';
 import { sendStoredFile } from './files.js';
-
-export const jobControlFields = {
-  idempotency_key: z.string().min(1).max(128).optional(),
-  webhook_url: z.string().min(1).max(2048).optional(),
-  wait: z.boolean().default(false),
-  /** Seconds a `wait` request may take. */
-  wait_timeout: z.number().int().min(1).max(300).default(60),
-};
 
 export async function respondWithJob(ctx: Context, services: ServerServices, job: Job, control: { wait: boolean; wait_timeout: number }): Promise<void> {
   let current = job;
