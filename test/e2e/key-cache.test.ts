@@ -76,3 +76,32 @@ testOnBackends('the key cache answers only where asked; a plain lookup sees a re
   t.is(await apiKeys.authenticate(key), null, 'a plain lookup asks the database');
   t.is(await apiKeys.authenticate(key, { cached: true }), null, 'and the revoked key left the cache');
 });
+
+testOnBackends('a key revoked while two serving processes have it cached is refused by both on their next request', async (t, database) => {
+  // Two gateways on one database share nothing else, as two `serve` processes: each has its own key cache.
+  const first = await startChatGateway(t, database);
+  const second = await startChatGateway(t, database);
+  const { accountId, key, keyId } = await first.newClient({ balanceUnits: 1_000_000n });
+  const clients = [first, second].map((gateway) => ({
+    gateway,
+    openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 }),
+  }));
+  for (const { openai, anthropic } of clients) {
+    await routes['chat completions']!({ openai, anthropic }); // served: now in this process's cache
+    await routes.messages!({ openai, anthropic });
+  }
+  const balanceBefore = await first.services.ledger.balance(accountId);
+
+  await runCliJson(['keys', 'revoke', keyId], cliEnv(database)); // a third process revokes it
+
+  for (const [index, { gateway, openai, anthropic }] of clients.entries()) {
+    for (const route of ['chat completions', 'messages']) {
+      const error = (await t.throwsAsync(routes[route]!({ openai, anthropic }), undefined, `${route} on process ${index + 1}`)) as { status?: number; message: string };
+      t.is(error.status, 401, `${route} on process ${index + 1}`);
+      t.regex(error.message, /revoked/);
+    }
+    t.is((await fetch(`${gateway.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } })).status, 401, `history on process ${index + 1}`);
+  }
+  t.deepEqual(await second.services.ledger.balance(accountId), balanceBefore, 'nothing charged or held after the revocation');
+});

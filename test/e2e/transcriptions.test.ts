@@ -1,7 +1,6 @@
 // Transcription through the official SDK: the duration is measured from the audio itself and
 // charged per second; a 26 MB upload is refused with 413 while it streams, keeping nothing.
-import { readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { audioSeconds } from '../../src/media/inspect.js';
@@ -29,7 +28,13 @@ testOnBackends('transcriptions: json and text, charged per second measured from 
   const corrupt = (await t.throwsAsync(openai.audio.transcriptions.create({ model: 'sim/stt', file: await toFile(Buffer.from('not audio at all'), 'x.mp3') }))) as any;
   t.is(corrupt.status, 422);
 
-  const before = new Set(readdirSync(tmpdir()));
+  // Uploads are read into memory and never written to disk (src/http/multipart.ts); what the
+  // gateway does write is the file store and the files table: the refused upload adds to neither.
+  const storage = gateway.services.config.storage.dir;
+  const stored = () => (existsSync(storage) ? readdirSync(storage, { recursive: true }).map(String).sort() : []);
+  const storedBefore = stored();
+  const fileRows = async () => Number((await database.db('files').count({ n: '*' }).first())?.n);
+  const fileRowsBefore = await fileRows();
   const charges = await database.db('ledger_transactions').where({ account_id: client.accountId }).count({ n: '*' }).first();
   const form = new FormData();
   form.append('model', 'sim/stt');
@@ -37,8 +42,8 @@ testOnBackends('transcriptions: json and text, charged per second measured from 
   const big = await fetch(`${gateway.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${client.key}` }, body: form });
   t.is(big.status, 413);
   t.regex(((await big.json()) as any).error.message, /larger than 25 MB/);
-  const leftovers = readdirSync(tmpdir()).filter((name) => !before.has(name) && !name.startsWith('gw-'));
-  t.deepEqual(leftovers, [], 'no temporary file remains');
+  t.deepEqual(stored(), storedBefore, 'nothing was added to the file store');
+  t.is(await fileRows(), fileRowsBefore, 'no file row was written');
   t.deepEqual(await database.db('ledger_transactions').where({ account_id: client.accountId }).count({ n: '*' }).first(), charges, 'nothing charged');
   t.is((await gateway.services.ledger.balance(client.accountId)).heldUnits, 0n);
 });
