@@ -5,7 +5,7 @@ import { speechPriceUnits } from '../billing/media-pricing.js';
 import { priceInUnits } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { SpeechBody, TranscriptionFields } from '../dialects/openai-media/audio.js';
-import { audioSeconds } from '../media/inspect.js';
+import { audioSeconds } from '../media-files/inspect.js';
 import type { InputFile, SpeechRequest, SpeechResult, TranscriptionRequest, TranscriptionResult } from '../model/media.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';

@@ -4,8 +4,8 @@
 import { imageUnitPrice, imagesPriceUnits } from '../billing/media-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ImageBody, UpscaleFields } from '../dialects/openai-media/images.js';
-import { imageType } from '../media/inspect.js';
-import { planUpscale } from '../media/upscale-plan.js';
+import { imageType } from '../media-files/inspect.js';
+import { planUpscale } from '../media-files/upscale-plan.js';
 import type { GeneratedImage, ImageGenerationRequest, ImageUpscaleRequest, InputFile } from '../model/media.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';

@@ -6,10 +6,10 @@
 import type { ApiKey } from '../auth/api-keys.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
-import type { MediaAdapter, MediaOperation, MediaTarget } from '../providers/media/types.js';
-import { mediaAdapterFor } from '../providers/media/index.js';
-import { runMediaOperation } from '../providers/media/transport.js';
-import { UpstreamError } from '../providers/types.js';
+import type { MediaAdapter, MediaOperation, MediaTarget } from '../vendors/media-types.js';
+import { mediaAdapterFor } from '../vendors/registry.js';
+import { runMediaOperation } from '../vendors/shared/media-transport.js';
+import { UpstreamError } from '../vendors/types.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';

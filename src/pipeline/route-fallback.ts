@@ -5,7 +5,7 @@
 // a failure is the caller's rule (chat: nothing produced yet and a transient failure; media:
 // a transient failure; job submit: the vendor refused, so nothing was made upstream).
 import type { Route } from '../catalog/catalog.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../vendors/types.js';
 
 /** The longest pause a Retry-After can put on a route, whatever the upstream asked. */
 export const maxCooldownMs = 300_000;

@@ -2,7 +2,7 @@
 // the request itself is a 400 with its message; its credentials or availability problems are
 // 502, a timeout 504, with x-should-retry saying honestly whether trying again can help.
 import { ApiError } from '../http/errors.js';
-import { UpstreamError } from '../providers/types.js';
+import { UpstreamError } from '../vendors/types.js';
 
 export function upstreamFailure(error: unknown): Error {
   if (!(error instanceof UpstreamError)) return error as Error;

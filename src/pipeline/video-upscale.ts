@@ -6,7 +6,7 @@ import { videoUpscalePriceUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { VideoUpscaleFields } from '../dialects/openai-media/video-upscale.js';
 import type { Job } from '../jobs/job.js';
-import { readMp4Info } from '../media/mp4.js';
+import { readMp4Info } from '../media-files/mp4.js';
 import type { InputFile } from '../model/media.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';

@@ -4,7 +4,7 @@
 import { videoPriceUnits } from '../billing/job-pricing.js';
 import type { Reference, VideoFields } from '../dialects/openai-media/videos.js';
 import type { Job } from '../jobs/job.js';
-import { imageType } from '../media/inspect.js';
+import { imageType } from '../media-files/inspect.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { resolveJobModel, submitJob, validateWebhookUrl } from './jobs.js';

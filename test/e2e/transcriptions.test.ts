@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
-import { audioSeconds } from '../../src/media/inspect.js';
+import { audioSeconds } from '../../src/media-files/inspect.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { startGateway } from '../helpers/gateway.js';
 

@@ -2,7 +2,7 @@
 // downloads; `wait` returns the finished job; every job is charged exactly its quote once, or
 // nothing when it fails; validation names the field; other accounts' ids are 404.
 import OpenAI from 'openai';
-import { readMp4Info } from '../../src/media/mp4.js';
+import { readMp4Info } from '../../src/media-files/mp4.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { api, assertJobMoneySettled, charges, pollJob, startJobGateway } from '../helpers/jobs.js';
 

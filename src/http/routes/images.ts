@@ -4,7 +4,7 @@
 import { formatRub } from '../../billing/money.js';
 import { convertDecimal } from '../../billing/pricing.js';
 import { editBody, encodeImages, imageBody, maxReferenceBytes, type ImageBody } from '../../dialects/openai-media/images.js';
-import { imageType } from '../../media/inspect.js';
+import { imageType } from '../../media-files/inspect.js';
 import type { InputFile } from '../../model/media.js';
 import { generateImages as runGeneration, quoteImages } from '../../pipeline/images.js';
 import type { ServerServices } from '../../services.js';

@@ -5,7 +5,7 @@
 // megapixel-second unless [[sim:cost=X]]). The input's size and duration are read from the
 // MP4 itself; the output is that × factor (even sides), same duration.
 import { randomBytes } from 'node:crypto';
-import { readMp4Info } from '../../media/mp4.js';
+import { readMp4Info } from '../../media-files/mp4.js';
 import type { SimContext } from '../context.js';
 import { sendJson } from '../context.js';
 import { invalid, SimError } from '../errors.js';

@@ -1,0 +1,57 @@
+// Media adapters: one per upstream kind, each a set of pure request builders and response
+// parsers for the operations that kind supports. The shared media transport (transport.ts)
+// sends the request and hands the raw response to the parser.
+import type {
+  DecisionRequest,
+  DecisionResult,
+  EmbeddingsRequest,
+  EmbeddingsResult,
+  GeneratedImage,
+  ImageGenerationRequest,
+  ImageUpscaleRequest,
+  SpeechRequest,
+  SpeechResult,
+  TranscriptionRequest,
+  TranscriptionResult,
+} from '../model/media.js';
+import type { UpstreamError } from './types.js';
+
+export interface MediaTarget {
+  /** The upstream's own model name (the route's `model`). */
+  readonly model: string;
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+}
+
+/** A non-streaming upstream request: JSON or multipart. */
+export interface MediaHttpRequest {
+  readonly url: string;
+  readonly method: 'POST' | 'GET';
+  readonly headers: Record<string, string>;
+  readonly body?: { readonly json: unknown } | { readonly form: FormData };
+}
+
+export interface MediaHttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Uint8Array;
+}
+
+/** Build → send → parse. `parse` receives only 2xx responses; others go through parseError. */
+export interface MediaOperation<Request, Result> {
+  build(request: Request, target: MediaTarget): MediaHttpRequest;
+  parse(response: MediaHttpResponse, request: Request, target: MediaTarget): Result | Promise<Result>;
+}
+
+export interface MediaAdapter {
+  readonly kind: string;
+  readonly generateImages?: MediaOperation<ImageGenerationRequest, GeneratedImage[]>;
+  /** Image edits (reference images); same request type with `images` filled. */
+  readonly editImages?: MediaOperation<ImageGenerationRequest, GeneratedImage[]>;
+  readonly upscaleImage?: MediaOperation<ImageUpscaleRequest, GeneratedImage>;
+  readonly speech?: MediaOperation<SpeechRequest, SpeechResult>;
+  readonly transcribe?: MediaOperation<TranscriptionRequest, TranscriptionResult>;
+  readonly embed?: MediaOperation<EmbeddingsRequest, EmbeddingsResult>;
+  readonly decide?: MediaOperation<DecisionRequest, DecisionResult>;
+  parseError(status: number, body: string): UpstreamError;
+}

@@ -1,0 +1,37 @@
+// The OpenAI media adapters: images, speech, transcriptions and embeddings on the OpenAI wire,
+// for `openai` and for `openai-compatible` servers (LocalAI, vLLM, LiteLLM, Together…), which
+// differ in one thing only: which models get `response_format: "b64_json"`.
+import { errorFromResponse } from '../shared/upstream-errors.js';
+import type { MediaAdapter } from '../media-types.js';
+import { speechOperation, transcriptionOperation } from './audio.js';
+import { embeddingsOperation } from './embeddings.js';
+import { imageEditOperation, imageGenerationOperation, type OpenAiImageOptions } from './images.js';
+
+function openaiMediaOperations(kind: string, images: OpenAiImageOptions): MediaAdapter {
+  return {
+    kind,
+    generateImages: imageGenerationOperation(images),
+    editImages: imageEditOperation(images),
+    speech: speechOperation,
+    transcribe: transcriptionOperation,
+    embed: embeddingsOperation,
+    parseError: errorFromResponse,
+  };
+}
+
+/**
+ * OpenAI: dall-e models answer URLs unless asked for base64; gpt-image models always answer
+ * base64 and do not take the field.
+ */
+export const openaiMediaAdapter: MediaAdapter = openaiMediaOperations('openai', {
+  askForBase64: (model) => model.startsWith('dall-e'),
+});
+
+/**
+ * Compatible servers mostly default to URLs (LocalAI, Together…), so base64 is asked for
+ * always, except for gpt-image models (a proxy in front of OpenAI would pass the field on
+ * and have it refused).
+ */
+export const openaiCompatibleMediaAdapter: MediaAdapter = openaiMediaOperations('openai-compatible', {
+  askForBase64: (model) => !/(^|\/)gpt-image/.test(model),
+});

@@ -1,0 +1,150 @@
+// The HTTP client of the synchronous media operations: one request through the upstream's own
+// undici pool, the whole answer read into memory (media answers are a file, not a stream),
+// with a cap so that a misbehaving upstream cannot exhaust the process. A non-2xx answer goes
+// through the adapter's parseError, with the upstream's Retry-After; sockets failing and
+// timeouts become UpstreamError; the caller aborting its signal passes its AbortError through.
+import type { Dispatcher } from 'undici';
+import { errors as undiciErrors, request } from 'undici';
+import { retryAfterMs, type Upstream } from './http-transport.js';
+import { UpstreamError } from '../types.js';
+import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaTarget } from '../media-types.js';
+
+/** Largest successful answer read (a 4x upscale of a large image is tens of MB; 200 MB is far beyond any). */
+export const maxMediaResponseBytes = 200 * 1024 * 1024;
+/** An error body is only a message: what is beyond this is not read. */
+const maxErrorBodyBytes = 64 * 1024;
+
+export interface SendMediaOptions {
+  /** Cap of a 2xx body (default maxMediaResponseBytes). */
+  readonly maxBodyBytes?: number;
+}
+
+export async function sendMedia(
+  upstream: Upstream,
+  httpRequest: MediaHttpRequest,
+  signal: AbortSignal,
+  parseError: MediaAdapter['parseError'],
+  options: SendMediaOptions = {},
+): Promise<MediaHttpResponse> {
+  const maxBodyBytes = options.maxBodyBytes ?? maxMediaResponseBytes;
+  const encoded = await encodeBody(httpRequest);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(httpRequest.url, {
+      method: httpRequest.method,
+      ...encoded,
+      dispatcher: upstream.dispatcher,
+      signal,
+      headersTimeout: upstream.timeoutMs,
+      bodyTimeout: upstream.timeoutMs,
+    });
+  } catch (error) {
+    throw transportError(error, upstream.name, signal);
+  }
+  const { statusCode, headers } = response;
+  if (statusCode < 200 || statusCode >= 300) {
+    const text = await readBody(response.body, maxErrorBodyBytes, 'truncate')
+      .then((bytes) => new TextDecoder().decode(bytes))
+      .catch(() => '');
+    const error = parseError(statusCode, text);
+    error.retryAfterMs ??= retryAfterMs(headers);
+    throw error;
+  }
+  let body: Uint8Array;
+  try {
+    body = await readBody(response.body, maxBodyBytes, 'refuse', contentLength(headers));
+  } catch (error) {
+    if (error instanceof TooLarge) {
+      throw new UpstreamError(`upstream "${upstream.name}" answered more than ${maxBodyBytes} bytes; the gateway does not read answers that large`, 502, false, 'response_too_large');
+    }
+    throw transportError(error, upstream.name, signal);
+  }
+  return { status: statusCode, headers, body };
+}
+
+/** Build → send → parse, in one call: what a route does with one route's upstream. */
+export async function runMediaOperation<Request, Result>(
+  upstream: Upstream,
+  operation: MediaOperation<Request, Result>,
+  mediaRequest: Request,
+  target: MediaTarget,
+  signal: AbortSignal,
+  parseError: MediaAdapter['parseError'],
+  options?: SendMediaOptions,
+): Promise<Result> {
+  const httpRequest = operation.build(mediaRequest, target);
+  const response = await sendMedia(upstream, httpRequest, signal, parseError, options);
+  return operation.parse(response, mediaRequest, target);
+}
+
+async function encodeBody(httpRequest: MediaHttpRequest): Promise<{ headers: Record<string, string>; body?: string | Buffer }> {
+  const body = httpRequest.body;
+  if (body === undefined) return { headers: httpRequest.headers };
+  if ('json' in body) return { headers: { 'content-type': 'application/json', ...httpRequest.headers }, body: JSON.stringify(body.json) };
+  // Encoded by the fetch implementation the FormData belongs to (Node's bundled undici):
+  // undici 7 encodes only instances of its own FormData class and fails on the global one
+  // ("action is not a function"). The parts are in memory already (uploads are size-checked),
+  // so one buffer costs a copy, nothing more. The content-type carries the boundary; one
+  // given by the adapter could not, and is replaced.
+  const encoded = new Response(body.form);
+  const headers = Object.fromEntries(Object.entries(httpRequest.headers).filter(([name]) => name.toLowerCase() !== 'content-type'));
+  return { headers: { ...headers, 'content-type': encoded.headers.get('content-type')! }, body: Buffer.from(await encoded.arrayBuffer()) };
+}
+
+class TooLarge extends Error {}
+
+/**
+ * The whole body, at most `limit` bytes. `refuse`: more is an error (the body is destroyed,
+ * which closes that connection rather than reading on); `truncate`: more is cut off.
+ */
+async function readBody(body: Dispatcher.ResponseData['body'], limit: number, overflow: 'refuse' | 'truncate', declaredLength?: number): Promise<Uint8Array> {
+  if (overflow === 'refuse' && declaredLength !== undefined && declaredLength > limit) {
+    // Said so up front: not a byte of it is worth reading.
+    destroy(body);
+    throw new TooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (length + chunk.length > limit) {
+      if (overflow === 'truncate') chunks.push(chunk.subarray(0, limit - length));
+      length = limit;
+      destroy(body);
+      if (overflow === 'refuse') throw new TooLarge();
+      break;
+    }
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/** Stops reading: closes that connection (the pool opens another) rather than draining the rest. */
+function destroy(body: Dispatcher.ResponseData['body']): void {
+  // Destroying emits an AbortError on the body; nobody else is listening any more.
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function contentLength(headers: Dispatcher.ResponseData['headers']): number | undefined {
+  const value = Number(headers['content-length']);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function transportError(error: unknown, name: string, signal: AbortSignal): Error {
+  if (error instanceof UpstreamError) return error;
+  if (signal.aborted) {
+    // AbortSignal.timeout() is the caller's own deadline for the upstream: a timeout, like undici's.
+    if ((signal.reason as Error | undefined)?.name === 'TimeoutError') return timeoutError(name);
+    return error as Error;
+  }
+  if ((error as Error).name === 'AbortError') return error as Error;
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) return timeoutError(name);
+  // Refused: the request never left, so nothing was made upstream (a job submit may go elsewhere).
+  const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+  return new UpstreamError(`upstream "${name}" connection failed: ${(error as Error).message}`, 0, true, refused ? 'connection_refused' : 'connection_error');
+}
+
+function timeoutError(name: string): UpstreamError {
+  return new UpstreamError(`upstream "${name}" timed out`, 504, true, 'timeout');
+}
