@@ -80,7 +80,7 @@ export async function generateImages(services: ServerServices, caller: MediaCall
 }
 
 /**
- * An upscale: the input is resized first so the output stays within 4K (media/upscale-plan.ts),
+ * An upscale: the input is resized first so the output stays within 4K (media-files/upscale-plan.ts),
  * then upscaled by the route's vendor; charged per image.
  */
 export async function upscaleImage(services: ServerServices, caller: MediaCaller, fields: UpscaleFields, upload: InputFile): Promise<{ model: CatalogModel; image: GeneratedImage; size: string }> {
