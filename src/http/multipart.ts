@@ -43,7 +43,9 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
   try {
     // Filenames as UTF-8 (what browsers and the SDKs send raw in the part header), not busboy's
     // default latin1, which stored `тест ✓.mp4` as mojibake.
-    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: maxFields, fieldSize: maxFieldBytes } });
+    // busboy reports 'limit' when a file reaches fileSize bytes, so a file of exactly the cap
+    // was refused as larger than it: the cap + 1 makes 'limit' mean "more than the cap".
+    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: maxFields, fieldSize: maxFieldBytes } });
   } catch (error) {
     // busboy throws from its constructor for a content-type it cannot split (no boundary).
     const message = (error as Error).message;
