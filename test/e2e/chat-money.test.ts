@@ -5,6 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
+import type { ChatRequest } from '../../src/model/chat.js';
+import { countTextTokens, estimateInputTokens } from '../../src/model/token-estimate.js';
 import { expectedChargeUnits, startChatGateway } from '../helpers/chat-gateway.js';
 
 const usageOf = (u: any) => ({ input: u.prompt_tokens, cached: u.prompt_tokens_details?.cached_tokens ?? 0, output: u.completion_tokens });
@@ -133,8 +135,8 @@ testOnBackends('a stream that ends without usage is counted from its text and fl
   await gateway.services.usageRecords.flush();
   const record = await database.db('usage_records').where({ account_id: accountId }).orderBy('id', 'desc').first();
   t.true(Boolean(record.estimated));
-  t.true(record.output_tokens > 0, 'never billed as zero');
-  t.true(BigInt(record.cost_units) > 0n);
+  t.is(record.output_tokens, countTextTokens(noUsage.choices[0]!.message.content!), 'counted from the text delivered, never zero');
+  t.is(BigInt(record.cost_units), expectedChargeUnits({ input: record.input_tokens, cached: 0, output: record.output_tokens }));
 
   const system = 'You are a very careful assistant. '.repeat(20);
   const ask = () =>
@@ -234,7 +236,8 @@ testOnBackends('search models cite their sources in every dialect; count_tokens 
   }
   const before = await gateway.services.ledger.balance(accountId);
   const counted = await anthropic.messages.countTokens({ model: 'sim/chat', messages: [{ role: 'user', content: 'Count these tokens please' }] });
-  t.true(counted.input_tokens > 0);
+  const asked: ChatRequest = { model: 'sim/chat', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Count these tokens please' }] }], tools: [], stop: [], stream: false, includeUsage: false };
+  t.is(counted.input_tokens, estimateInputTokens(asked), 'the gateway\'s own estimate of the request');
   t.deepEqual(await gateway.services.ledger.balance(accountId), before);
 });
 

@@ -30,7 +30,7 @@ test('the OpenAI SDK lists the catalog without a key; every simulator model is t
   t.regex(chat.pricing.per_1m_input_tokens.usd, /^\d+(\.\d+)?$/);
   t.is(chat.pricing.per_1m_input_tokens.unit, '1M input tokens');
   const reasoning = models.find((m) => m.id === 'sim/reasoning')!;
-  t.true(reasoning.capabilities.reasoning_efforts.length > 0);
+  t.deepEqual(reasoning.capabilities.reasoning_efforts, ['minimal', 'low', 'medium', 'high'], 'as config/gateway.example.yaml declares');
   t.true(reasoning.capabilities.can_disable_reasoning);
   const image = models.find((m) => m.id === 'sim/image')!;
   t.is(image.references, true);
