@@ -1,13 +1,13 @@
 // Settles the database could not take are retried until they land, exactly once: a retry
 // after an ambiguous failure (committed, answer lost) charges nothing more; beyond the cap a
 // settle is not kept (counted), its hold left for the sweeps, uncharged.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { PendingSettles } from '../../src/billing/pending-settles.js';
 import { placeHold } from '../../src/billing/hold-statements.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 
 const silent = pino({ level: 'silent' });
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -29,15 +29,6 @@ function flakyLedger(ledger: Ledger) {
   return { flaky, state };
 }
 
-async function until(check: () => boolean, withinMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await sleep(5);
-  }
-  return true;
-}
-
 testOnBackends('a settle whose answer was lost is retried and found settled: charged exactly once', async (t, { db }) => {
   const ledger = new Ledger(db);
   const account = await new Accounts(db).create('ambiguous');
@@ -50,7 +41,7 @@ testOnBackends('a settle whose answer was lost is retried and found settled: cha
   t.deepEqual(settlement, { chargedUnits: 3_000n, capped: false, deferred: true });
   t.is(settles.size, 1);
   state.mode = 'up';
-  t.true(await until(() => settles.size === 0));
+  await eventually(() => settles.size === 0, { what: 'every kept settle landed', intervalMs: 5 });
   const charges = await db('ledger_transactions').where({ hold_id: hold.id, kind: 'charge' });
   t.is(charges.length, 1);
   t.is(BigInt(charges[0].amount_units), -3_000n);
@@ -77,7 +68,7 @@ testOnBackends('an outage: settles and releases wait and land once it is over; b
   t.is(dropped, 1);
   t.is(settles.size, 3);
   state.mode = 'up';
-  t.true(await until(() => settles.size === 0));
+  await eventually(() => settles.size === 0, { what: 'every kept settle landed', intervalMs: 5 });
   t.is(sizes.at(-1), 0);
   const statuses = await Promise.all(holds.map((hold) => ledger.holdStatus(hold.id)));
   t.deepEqual(statuses, ['settled', 'settled', 'released', 'active']);
@@ -104,7 +95,7 @@ testOnBackends('a hold whose answer was lost (committed, then the connection cut
   const settles = new PendingSettles(flaky, silent, { cap: 10, retryBaseMs: 5, retryMaxMs: 20 });
 
   await t.throwsAsync(settles.hold(account.id, 5_000n, { ttlMs: 3_600_000, requestId: 'req_lost' }), { code: 'ECONNRESET' });
-  t.true(await until(() => settles.size === 0), 'the kept release landed');
+  await eventually(() => settles.size === 0, { what: 'the kept release landed', intervalMs: 5 });
   const holds = await db('holds').where({ account_id: account.id });
   t.is(holds.length, 1, 'the hold had been committed');
   t.is(holds[0].status, 'released');
@@ -112,7 +103,7 @@ testOnBackends('a hold whose answer was lost (committed, then the connection cut
 
   mode = 'down';
   await t.throwsAsync(settles.hold(account.id, 5_000n, { ttlMs: 3_600_000, requestId: 'req_never' }), { code: 'ECONNREFUSED' });
-  t.true(await until(() => settles.size === 0));
+  await eventually(() => settles.size === 0, { what: 'every kept settle landed', intervalMs: 5 });
   t.is((await db('holds').where({ account_id: account.id })).length, 1, 'no second hold');
   t.is((await ledger.balance(account.id)).balanceUnits, 100_000n);
   await assertLedgerInvariants(t, db);

@@ -1,9 +1,9 @@
 // `gateway jobs ls|show|cancel` and `gateway worker` through the real binary, on a database an
 // API-only gateway writes jobs into.
 import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { testOnBackends } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 import { api, assertJobMoneySettled } from '../helpers/jobs.js';
@@ -45,13 +45,14 @@ testOnBackends('jobs CLI lists, shows and cancels (releasing the hold); gateway 
 
   const worker = await startProcess(['worker'], env);
   t.teardown(() => worker.stop());
-  const until = Date.now() + 30_000;
-  let music = await api(gateway, client.key, 'GET', `/v1/audio/music/${second.body.id}`);
-  while (music.body.status !== 'completed' && music.body.status !== 'failed' && Date.now() < until) {
-    await sleep(100);
-    music = await api(gateway, client.key, 'GET', `/v1/audio/music/${second.body.id}`);
-  }
-  t.is(music.body.status, 'completed', 'the worker process ran it');
+  const music = await eventually(
+    async () => {
+      const answer = await api(gateway, client.key, 'GET', `/v1/audio/music/${second.body.id}`);
+      return answer.body.status === 'completed' || answer.body.status === 'failed' ? answer : undefined;
+    },
+    { what: 'the music job ended', intervalMs: 100 },
+  );
+  t.is(music.body.status, 'completed', `the worker process ran it: ${JSON.stringify(music.body)}`);
   t.is(music.body.charged_rub, '7.2000');
   await worker.stop();
   await assertJobMoneySettled(t, database, client.accountId);

@@ -4,11 +4,11 @@
 // restart, and that is logged once.
 import net from 'node:net';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { execa } from 'execa';
 import { countRun, createTestDatabase, needing, redisUrl } from '../helpers/backends.js';
 import { cliEnv, gatewayBin } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 /** Starts `serve --json`; resolves with its URL, and collects stderr (the log, with --json). */
@@ -96,11 +96,13 @@ redisTest('serve started with Redis down uses it once it is back, without a rest
   t.is((await readyz(serve.url)).status, 503);
 
   proxy.restore();
-  let ready = await readyz(serve.url);
-  for (let poll = 0; poll < 200 && ready.status !== 200; poll++) {
-    await sleep(50);
-    ready = await readyz(serve.url);
-  }
+  const ready = await eventually(
+    async () => {
+      const answer = await readyz(serve.url);
+      return answer.status === 200 ? answer : undefined;
+    },
+    { what: '/readyz answers 200 after Redis is back', intervalMs: 50 },
+  );
   t.deepEqual(ready, { status: 200, body: { status: 'ready' } });
   t.is(await serve.stop(), 0);
   const aboutRedis = serve.logLines().filter((line) => /redis/i.test(line.msg));

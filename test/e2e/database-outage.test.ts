@@ -3,22 +3,12 @@
 // flight when it happens complete to the client and their charges land after the restore,
 // exactly, with their usage records; every request-log row lands; the first request after the
 // restore succeeds (no restart); balance == sum(ledger).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { assertLedgerInvariants, countRun, createTestDatabase, needing, pgUrl } from '../helpers/backends.js';
 import { expectedChargeUnits, startChatGateway } from '../helpers/chat-gateway.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 const pgTest = needing('postgres');
-
-/** Polls `check` every 50 ms until it returns true, up to `withinMs`; whether it did. */
-async function waitFor(check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
-  const until = Date.now() + withinMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > until) return false;
-    await sleep(50);
-  }
-}
 
 pgTest('PostgreSQL cut mid-stream: 503 + Retry-After meanwhile, streams complete, their charges and every record land after the restore', async (t) => {
   t.timeout(120_000);
@@ -101,8 +91,7 @@ pgTest('PostgreSQL cut mid-stream: 503 + Retry-After meanwhile, streams complete
   proxy.restore();
   // No restart: the first request after the restore is served.
   t.is((await chat('after the restore')).status, 200);
-  const landed = await waitFor(async () => gateway.services.settles.size === 0, 30_000);
-  t.true(landed, 'the pending settles landed');
+  await eventually(() => gateway.services.settles.size === 0, { what: 'the pending settles landed' });
   for (const [index, stream] of streams.entries()) {
     const hold = await database.db('holds').where({ request_id: stream.requestId }).first();
     t.is(hold.status, 'settled');
@@ -111,11 +100,10 @@ pgTest('PostgreSQL cut mid-stream: 503 + Retry-After meanwhile, streams complete
     t.is(-BigInt(charges[0].amount_units), expectedChargeUnits(usages[index]!), 'the exact charge of what was streamed');
   }
   // Every record landed: one request-log row per request, a usage record per chat that ran.
-  const allLogged = await waitFor(async () => Number((await database.db('request_log').count({ n: '*' }).first())?.n) === requestIds.length, 30_000);
-  t.true(allLogged, 'every request-log row landed');
+  await eventually(async () => Number((await database.db('request_log').count({ n: '*' }).first())?.n) === requestIds.length, { what: 'every request-log row landed', intervalMs: 50 });
   t.deepEqual((await database.db('request_log').select('request_id')).map((row: { request_id: string }) => row.request_id).sort(), [...requestIds].sort());
   const ran = 1 + streams.length + 1; // warm-up, the streams, the request after the restore
-  t.true(await waitFor(async () => Number((await database.db('usage_records').count({ n: '*' }).first())?.n) === ran, 30_000), 'every usage record landed');
+  await eventually(async () => Number((await database.db('usage_records').count({ n: '*' }).first())?.n) === ran, { what: 'every usage record landed', intervalMs: 50 });
   for (const [index, stream] of streams.entries()) {
     const record = await database.db('usage_records').where({ request_id: stream.requestId }).first();
     t.is(BigInt(record.cost_units), expectedChargeUnits(usages[index]!));

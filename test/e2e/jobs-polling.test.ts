@@ -3,8 +3,8 @@
 // next_run_at (22P02), the retry wrote the same value, and the job was looked at again only
 // once per lease: its progress froze and it finished a lease late. The simulator counts the
 // polls it answered, so "every poll's outcome was stored" is checked exactly, without timing.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { testOnBackends } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { capturedLogger, startGateway } from '../helpers/gateway.js';
 import { api, assertJobMoneySettled, fastJobsConfig } from '../helpers/jobs.js';
 import { backoffMs } from '../../src/jobs/runner.js';
@@ -19,12 +19,15 @@ test('the poll backoff is whole milliseconds at every attempt', (t) => {
 /** GETs the job every 50 ms until it ends; returns every progress value seen and the final object. */
 async function watchJob(gateway: { url: string }, key: string, path: string): Promise<{ progress: number[]; final: any }> {
   const progress: number[] = [];
-  for (;;) {
-    const { body } = await api(gateway, key, 'GET', path);
-    progress.push(body.progress);
-    if (body.status === 'completed' || body.status === 'failed') return { progress, final: body };
-    await sleep(50);
-  }
+  const final = await eventually(
+    async () => {
+      const { body } = await api(gateway, key, 'GET', path);
+      progress.push(body.progress);
+      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+    },
+    { what: `GET ${path} shows a finished job`, intervalMs: 50 },
+  );
+  return { progress, final };
 }
 
 testOnBackends('a 6 s video is polled at its backoff to the end: every poll stored, progress moving, completed', async (t, database) => {

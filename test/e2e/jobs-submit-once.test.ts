@@ -2,9 +2,9 @@
 // `gateway simulate` reports how many jobs it made (GET /__sim/stats). Before: killing the
 // runner mid-submit sent 21 of 30 jobs twice, and one submit slower than the lease sent its
 // job twice without any crash.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionContext } from 'ava';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { capturedLogger, startGateway } from '../helpers/gateway.js';
 import { api, assertJobMoneySettled, fastJobsConfig } from '../helpers/jobs.js';
 import { createClient, processEnv, type RunningProcess, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
@@ -16,11 +16,6 @@ interface SimCounts {
 
 async function simCounts(simulator: RunningProcess): Promise<SimCounts> {
   return ((await (await fetch(`${simulator.url}/__sim/stats`)).json()) as { jobs: SimCounts }).jobs;
-}
-
-/** Waits for `condition` (looked at every 50 ms); the test's own timeout bounds it. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await sleep(50);
 }
 
 async function activeJobs(database: TestDatabase, ids: string[]): Promise<number> {
@@ -72,10 +67,13 @@ testOnBackends(`SIGKILL mid-submit: ${videos} videos and ${songs} songs killed w
   const ids = [...videoIds, ...songIds];
 
   const first = await startProcess(['worker'], env);
-  await until(async () => {
-    const counts = await simCounts(simulator);
-    return counts.videos.created === videos && counts.music.created === songs;
-  });
+  await eventually(
+    async () => {
+      const counts = await simCounts(simulator);
+      return counts.videos.created === videos && counts.music.created === songs;
+    },
+    { what: 'the simulator made every job', intervalMs: 50 },
+  );
   // The record was committed before each submit left: all of them say so.
   const recorded = await database.db('jobs').whereIn('id', ids);
   t.deepEqual(
@@ -86,7 +84,7 @@ testOnBackends(`SIGKILL mid-submit: ${videos} videos and ${songs} songs killed w
 
   const second = await startProcess(['worker'], env);
   t.teardown(() => second.stop());
-  await until(async () => (await activeJobs(database, ids)) === 0);
+  await eventually(async () => (await activeJobs(database, ids)) === 0, { what: 'every job ended', intervalMs: 50 });
 
   const counts = await simCounts(simulator);
   t.is(counts.videos.created, videos, 'one upstream video per gateway video');
@@ -132,7 +130,7 @@ testOnBackends(`a submit slower than the lease, two runners, no crash: ${slowJob
     t.is(created.status, 200, JSON.stringify(created.body));
     ids.push(created.body.id);
   }
-  await until(async () => (await activeJobs(database, ids)) === 0);
+  await eventually(async () => (await activeJobs(database, ids)) === 0, { what: 'every job ended', intervalMs: 50 });
 
   const counts = await simCounts(simulator);
   t.is(counts.videos.created, slowJobs, 'one upstream job per gateway job');
@@ -153,9 +151,9 @@ testOnBackends('a runner whose job is taken mid-submit (cancelled by the operato
   const client = await gateway.newClient({ balanceUnits: 100_000_000n });
   const created = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'cancelled mid-submit [[sim:submit-delay=60000]]', seconds: 4 });
   const id = created.body.id as string;
-  await until(async () => (await database.db('jobs').where({ id }).first()).submit_state === 'submitting');
+  await eventually(async () => (await database.db('jobs').where({ id }).first()).submit_state === 'submitting', { what: 'the job is being submitted' });
   t.true(await gateway.services.jobs.cancel(id));
-  await until(async () => lines.some((line) => line.msg?.startsWith('job lease lost') && line.jobId === id));
+  await eventually(() => lines.some((line) => line.msg?.startsWith('job lease lost') && line.jobId === id), { what: 'the runner logged its lease lost' });
   // The aborted step is over once the runner has nothing in hand: stop it and look.
   await gateway.stop();
   const row = await database.db('jobs').where({ id }).first();

@@ -1,8 +1,8 @@
 // Helpers of the async job tests: a gateway whose runner ticks fast, polling a job to its end,
 // and the money checks every job test ends with.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionContext } from 'ava';
 import { assertLedgerInvariants, type TestDatabase } from './backends.js';
+import { eventually } from './eventually.js';
 import { startGateway, type TestGateway } from './gateway.js';
 import { fastJobsConfig } from './job-config.js';
 
@@ -28,14 +28,15 @@ export async function api(gateway: { url: string }, key: string, method: string,
   return { status: response.status, body: parsed, headers: response.headers };
 }
 
-/** GETs `path` until the job's status is terminal (completed/failed) or `timeoutMs` passes. */
-export async function pollJob(gateway: { url: string }, key: string, path: string, timeoutMs = 30_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await api(gateway, key, 'GET', path);
-    if (body.status === 'completed' || body.status === 'failed' || Date.now() > until) return body;
-    await sleep(50);
-  }
+/** GETs `path` until the job's status is terminal (completed/failed); returns that answer. */
+export async function pollJob(gateway: { url: string }, key: string, path: string): Promise<any> {
+  return eventually(
+    async () => {
+      const { body } = await api(gateway, key, 'GET', path);
+      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+    },
+    { what: `GET ${path} shows a finished job`, intervalMs: 50 },
+  );
 }
 
 /** No active hold left for the account, and balance == sum(ledger) everywhere. */

@@ -101,6 +101,7 @@ test('hostile bodies: truncated, boundary-less, compressed and abandoned multipa
       `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${client.key}\r\nContent-Type: multipart/form-data; boundary=zz\r\nContent-Length: 1000000\r\n\r\n${head}${'a'.repeat(5000)}`,
     );
     const logged = new Promise<void>((resolve, reject) => {
+      // A hang guard, not a bound: the line comes or the test would wait forever; this names it.
       const until = setTimeout(() => reject(new Error(`no request line for the abandoned upload on ${route}`)), 20_000);
       const look = () => {
         const line = log.split('\n').find((candidate) => candidate.includes('"msg":"request"') && candidate.includes(`"path":"${route}"`) && candidate.includes('"status":400') && candidate.includes('"method":"POST"') && !seen.has(candidate));
@@ -114,6 +115,7 @@ test('hostile bodies: truncated, boundary-less, compressed and abandoned multipa
     });
     // Usually the gateway is reading the file part when the connection goes; if it has not got
     // there yet, it finds the request already aborted: the same 400 either way, so no race.
+    // (When to hang up, not a wait for a result: the line below is what is awaited.)
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.destroy();
     await logged;

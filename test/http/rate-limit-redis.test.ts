@@ -21,29 +21,28 @@ redisTest('the Redis limiter admits exactly the allowance and tells when to retr
   countRun('redis');
 });
 
-redisTest('two serve processes sharing Redis admit 10 requests of a 10-per-minute key, not 20', async (t) => {
+redisTest('two serve processes sharing Redis admit 1 request of a 1-per-minute key, not 2', async (t) => {
   const database = await createTestDatabase('sqlite');
   t.teardown(() => database.drop());
   const env = cliEnv(database, { GATEWAY_CACHE_URL: redisUrl! });
   await runCliJson(['accounts', 'create', 'shared'], env);
-  // 10 per minute: a burst of 10, then one more every 6 s. The 40 requests below must land
-  // within those 6 s (a loaded CI machine took ~2 s for 120 at the default allowance).
-  const { key } = await runCliJson(['keys', 'create', '--account', 'shared', '--rpm', '10'], env);
+  // 1 per minute: one request, the next a minute later (on Redis's clock, which no test can
+  // move). Shared, the 40 requests below get 1 admission between both processes; per process
+  // they would get 2. A whole minute for 40 local requests is no bound on a loaded machine:
+  // nothing here asserts how long they took.
+  const { key } = await runCliJson(['keys', 'create', '--account', 'shared', '--rpm', '1'], env);
   const servers = await Promise.all([startServeProcess(env), startServeProcess(env)]);
   t.teardown(() => Promise.all(servers.map((s) => s.stop())));
   // Warm both up with another key so the burst below lands quickly.
   const { key: warm } = await runCliJson(['keys', 'create', '--account', 'shared'], env);
   for (const server of servers) for (let i = 0; i < 5; i++) await (await fetch(`${server.url}/v1/history`, { headers: { authorization: `Bearer ${warm}` } })).arrayBuffer();
 
-  const started = Date.now();
   const statuses = await Promise.all(
     Array.from({ length: 40 }, (_, i) =>
       fetch(`${servers[i % 2]!.url}/v1/history?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
     ),
   );
-  const elapsed = Date.now() - started;
-  t.true(elapsed < 6000, `the burst took ${elapsed} ms`);
-  t.is(statuses.filter((s) => s === 200).length, 10);
-  t.is(statuses.filter((s) => s === 429).length, 30);
+  t.is(statuses.filter((s) => s === 200).length, 1);
+  t.is(statuses.filter((s) => s === 429).length, 39);
   countRun('redis');
 });

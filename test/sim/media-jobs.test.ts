@@ -2,8 +2,8 @@
 // submit delay that leaves a job behind a client that went away, and the /__sim/stats counts
 // the exactly-once tests rely on. Serial: the counts are per process, shared by both tests.
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestSimulator } from './simulator.js';
+import { eventually } from '../helpers/eventually.js';
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
@@ -50,7 +50,7 @@ test.serial('[[sim:submit-delay]]: the job exists as soon as the submit arrives,
   const controller = new AbortController();
   const abandoned = post(`${simulator.url}/v1/videos`, { prompt: 'slow [[sim:submit-delay=30000]]', seconds: 4 }, { 'idempotency-key': key }, controller.signal);
   // Wait for the submit to have arrived (the count moves), then leave without the answer.
-  while ((await stats(simulator.url)).jobs.videos.created === before) await sleep(10);
+  await eventually(async () => (await stats(simulator.url)).jobs.videos.created !== before, { what: 'the submit arrived', intervalMs: 10 });
   controller.abort();
   await t.throwsAsync(abandoned, { any: true, name: 'AbortError' });
   // Sent again with the same key: answered at once with that job, not a second one.

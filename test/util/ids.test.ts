@@ -12,13 +12,20 @@ test('ids are prefixed, 10 time and 16 random base32 characters, and never repea
   t.regex(newRequestId(), /^req_[0-9a-f]{32}$/);
 });
 
-test('ids made later sort later (new rows land at the right edge of their index)', async (t) => {
-  const ids = [newId('hold')];
-  const requestIds = [newRequestId()];
-  for (let index = 0; index < 5; index++) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
-    ids.push(newId('hold'));
-    requestIds.push(newRequestId());
+test('ids made later sort later (new rows land at the right edge of their index)', (t) => {
+  // Made at successive milliseconds of a held clock (no waiting for the real one to move).
+  const ids: string[] = [];
+  const requestIds: string[] = [];
+  const realNow = Date.now;
+  const start = realNow();
+  try {
+    for (let index = 0; index < 6; index++) {
+      Date.now = () => start + index;
+      ids.push(newId('hold'));
+      requestIds.push(newRequestId());
+    }
+  } finally {
+    Date.now = realNow;
   }
   t.deepEqual([...ids].sort(), ids);
   t.deepEqual([...requestIds].sort(), requestIds);
