@@ -2,6 +2,7 @@
 // newest first, paged by an opaque cursor over the monotonic transaction id. New rows get
 // higher ids, so pages taken during concurrent inserts never overlap or skip.
 import type { Knex } from 'knex';
+import { InvalidCursorError } from '../util/invalid-cursor-error.js';
 import { formatRub, unitsFromSql } from './money.js';
 
 export interface HistoryItem {
@@ -24,13 +25,11 @@ export interface HistoryPage {
   next_cursor: string | null;
 }
 
-export class InvalidCursorError extends Error {}
-
 const encodeCursor = (id: string) => Buffer.from(`txn:${id}`).toString('base64url');
 
 function decodeCursor(cursor: string): string {
   const match = /^txn:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw new InvalidCursorError('the cursor is not one this endpoint returned');
+  if (!match) throw new InvalidCursorError('the cursor is not one this endpoint returned', cursor);
   return match[1]!;
 }
 

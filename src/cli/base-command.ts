@@ -1,21 +1,16 @@
 // Shared shape of every `gateway` command: --config and --json; the config is loaded once,
 // services are opened, the command's work returns a typed result, which is printed either
 // as JSON (alone on stdout) or as readable text. Errors go to stderr with exit code 1
-// (configuration errors: 78, as sysexits' EX_CONFIG). A database that cannot be used (not
-// reachable, not migrated, no directory) and a port already taken are one line that says what
-// to do (InfrastructureError), never a stack.
+// (configuration errors: 78, as sysexits' EX_CONFIG); with --json as {"error": {"code",
+// "message"}}, the code from the error catalog. A database that cannot be used (not reachable,
+// not migrated, no directory) and a port already taken are one line that says what to do
+// (InfrastructureError), never a stack.
 import { Command, Flags } from '@oclif/core';
-import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
-import { KeyNotFoundError } from '../auth/api-keys.js';
-import { InvalidScopeError } from '../auth/scopes.js';
-import { AccountNotFoundError, InsufficientBalanceError } from '../billing/errors.js';
-import { MoneyFormatError } from '../billing/money.js';
-import { JobNotFoundError } from '../jobs/present.js';
-import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
-import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { loadConfig, type Config } from '../config/load.js';
 import { explainDatabaseFailure } from '../db/errors.js';
+import { errorCatalog, type CatalogEntry } from '../errors/catalog.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
 import { openServices, type Services } from '../services.js';
-import { InfrastructureError } from '../util/infrastructure-error.js';
 
 export interface CommandOutput {
   /** What --json prints. */
@@ -25,22 +20,6 @@ export interface CommandOutput {
   /** Non-zero to fail after printing (e.g. `models check` found errors). */
   exitCode?: number;
 }
-
-/** Errors that are the user's to fix: printed as one line, no stack. */
-const userErrors = [
-  AccountExistsError,
-  InvalidAccountNameError,
-  AccountNotFoundError,
-  KeyNotFoundError,
-  InvalidScopeError,
-  InsufficientBalanceError,
-  MoneyFormatError,
-  RangeError,
-  JobNotFoundError,
-  FileNotFoundError,
-  QuotaExceededError,
-  InfrastructureError,
-];
 
 export abstract class GatewayCommand extends Command {
   static override baseFlags = {
@@ -91,12 +70,14 @@ export abstract class GatewayCommand extends Command {
   protected fail(failure: unknown): never {
     const migrate = `gateway migrate${this.loaded?.configPath ? ` --config ${this.loaded.configPath}` : ''}`;
     const error = (this.loaded && explainDatabaseFailure(failure, this.loaded.config.database, migrate)) || failure;
-    const known = error instanceof ConfigError || userErrors.some((type) => error instanceof type);
+    // The catalog (src/errors/catalog.ts) names what is known: the user's to fix, one line. The
+    // message stays the error's own (operators' scripts match it); the code is the catalog's.
+    const known = toGatewayError(error, 'cli');
     const message = error instanceof Error ? error.message : String(error);
-    if (this.jsonOutput) process.stderr.write(`${JSON.stringify({ error: { message } })}\n`);
+    if (this.jsonOutput) process.stderr.write(`${JSON.stringify({ error: { code: known?.code ?? 'internal_error', message } })}\n`);
     else process.stderr.write(`error: ${message}\n`);
     if (!known && error instanceof Error && error.stack && !this.jsonOutput) process.stderr.write(`${error.stack}\n`);
-    this.exit(error instanceof ConfigError ? 78 : 1);
+    this.exit(known ? (errorCatalog[known.code] as CatalogEntry).exitCode ?? 1 : 1);
   }
 }
 

@@ -1,6 +1,7 @@
 // What every client dialect (chat-completions, messages, responses) provides to the pipeline.
 // Dialects are pure: no Koa, knex or network. They throw RequestValidationError (422) from
 // decodeRequest; everything else about a request (model resolution, money) is the pipeline's.
+import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest, ChatResult, StreamPart } from '../model/chat.js';
 
 /** Where, in this dialect's request body, the fields checked against the model live (for 422 `loc`). */
@@ -21,6 +22,9 @@ export interface StreamEncoder {
   error(message: string, type: string): string;
 }
 
+/** A dialect's error body for a refused request (the HTTP shell sets status and headers). */
+export type ErrorEncoder = (error: GatewayError, requestId: string) => Record<string, unknown>;
+
 export interface Dialect {
   readonly name: 'chat-completions' | 'messages' | 'responses';
   readonly locations: DialectLocations;
@@ -33,4 +37,6 @@ export interface Dialect {
   encodeResult(result: ChatResult, request: ChatRequest): unknown;
   /** A fresh encoder for one streamed response. */
   createStreamEncoder(request: ChatRequest, context: { id: string; created: number }): StreamEncoder;
+  /** The JSON body of a refused request, in this dialect's shape. */
+  readonly encodeError: ErrorEncoder;
 }

@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { ServerServices } from '../services.js';
+import { errorShapes } from './error-shape.js';
 import { jsonBody as readJsonBody } from './json-body.js';
 import { authenticate } from './middleware/authenticate.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -47,7 +48,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
       staticRoutes.set(route.path, byMethod);
     }
   }
-  app.use(requestContext(services) as Middleware);
+  app.use(requestContext(services, errorShapes(routes)) as Middleware);
   // Anything else (a parameter, a trailing slash, HEAD, a wrong method) goes on to the router.
   app.use((ctx, next) => {
     const found = staticRoutes.get(ctx.path)?.get(ctx.method);

@@ -8,7 +8,7 @@ import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { maxJsonDepth, pathTooDeep } from '../util/json-depth.js';
 import { RequestValidationError } from '../validation/zod-details.js';
-import { ApiError } from './errors.js';
+import { GatewayError } from '../errors/gateway-error.js';
 
 /** FastAPI's shape: loc ["body", position] when the parser names one, the parser's words in ctx.error. */
 function jsonInvalid(error: SyntaxError): RequestValidationError {
@@ -31,7 +31,7 @@ export function jsonBody(limitBytes: number): Middleware {
       const status = (error as { status?: unknown }).status;
       const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase().slice(0, 40);
       if (typeof status !== 'number' && encoding !== 'identity') {
-        throw new ApiError(400, `The request body is not valid ${encoding} (Content-Encoding: ${encoding}): ${error.message}`, { code: 'invalid_content_encoding' });
+        throw new GatewayError('invalid_content_encoding', `The request body is not valid ${encoding} (Content-Encoding: ${encoding}): ${error.message}`);
       }
       throw error;
     },

@@ -2,12 +2,12 @@
 // they stream: files are kept in memory up to their cap and never touch the disk; past the cap
 // the rest of the upload is drained and discarded (memory stays flat) and the request is a 413.
 // Whatever the body does — ends mid-part, has no boundary, is compressed, or the client hangs
-// up half-way — the request ends with an ApiError and nothing of it is kept: every stream busboy
+// up half-way — the request ends with a GatewayError and nothing of it is kept: every stream busboy
 // hands out has an 'error' listener, since an unhandled one would end the whole process.
 import { finished } from 'node:stream';
 import busboy from 'busboy';
 import type { InputFile } from '../model/media.js';
-import { ApiError } from './errors.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Context } from './state.js';
 
 export interface MultipartForm {
@@ -26,17 +26,17 @@ const maxFieldBytes = 1024 * 1024;
 
 const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
-const malformed = (problem: string) => new ApiError(400, `Malformed multipart body: ${problem}`, { code: 'malformed_multipart' });
+const malformed = (problem: string) => new GatewayError('malformed_multipart', `Malformed multipart body: ${problem}`);
 
 export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<MultipartForm> {
   if (!ctx.is('multipart/form-data')) {
-    return Promise.reject(new ApiError(415, 'Send this request as multipart/form-data.', { code: 'unsupported_media_type' }));
+    return Promise.reject(new GatewayError('unsupported_media_type', 'Send this request as multipart/form-data.'));
   }
   // No SDK compresses uploads; decompressing one would only add a way to inflate the caps.
   const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
   if (encoding !== 'identity') {
     return Promise.reject(
-      new ApiError(415, `Multipart uploads must not be compressed (Content-Encoding: ${encoding.slice(0, 40)}); send the form uncompressed.`, { code: 'unsupported_content_encoding' }),
+      new GatewayError('unsupported_content_encoding', `Multipart uploads must not be compressed (Content-Encoding: ${encoding.slice(0, 40)}); send the form uncompressed.`),
     );
   }
   let parser: busboy.Busboy;
@@ -55,8 +55,8 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     const files: { field: string; file: InputFile }[] = [];
-    let failure: ApiError | undefined;
-    const fail = (error: ApiError) => {
+    let failure: GatewayError | undefined;
+    const fail = (error: GatewayError) => {
       if (failure) return;
       failure = error;
       // Stop feeding the parser and drop what was kept; discard the rest of the upload without
@@ -70,7 +70,7 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
       ctx.set('connection', 'close');
     };
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(new ApiError(413, `The field "${name.slice(0, 100)}" is longer than ${megabytes(maxFieldBytes)}.`, { code: 'field_too_large', param: name.slice(0, 100) }));
+      if (info.valueTruncated) fail(new GatewayError('field_too_large', `The field "${name.slice(0, 100)}" is longer than ${megabytes(maxFieldBytes)}.`, { param: name.slice(0, 100) }));
       else fields[name] = value;
     });
     parser.on('file', (field, stream, info) => {
@@ -82,21 +82,21 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
       });
       stream.on('limit', () => {
         chunks.length = 0;
-        fail(new ApiError(413, `The file "${info.filename}" is larger than ${megabytes(limits.maxFileBytes)}.`, { code: 'file_too_large', param: field }));
+        fail(new GatewayError('file_too_large', `The file "${info.filename}" is larger than ${megabytes(limits.maxFileBytes)}.`, { param: field }));
       });
       stream.on('end', () => {
         if (!failure) files.push({ field, file: { data: Buffer.concat(chunks), mediaType: info.mimeType, filename: info.filename ?? field } });
       });
     });
-    parser.on('filesLimit', () => fail(new ApiError(413, `At most ${limits.maxFiles} files can be uploaded at once.`, { code: 'too_many_files' })));
-    parser.on('fieldsLimit', () => fail(new ApiError(413, `At most ${maxFields} form fields can be sent at once.`, { code: 'too_many_fields' })));
+    parser.on('filesLimit', () => fail(new GatewayError('too_many_files', `At most ${limits.maxFiles} files can be uploaded at once.`)));
+    parser.on('fieldsLimit', () => fail(new GatewayError('too_many_fields', `At most ${maxFields} form fields can be sent at once.`)));
     parser.on('error', (error: Error) => fail(malformed(error.message)));
     parser.on('close', () => {
       if (!failure) resolve({ fields, files });
     });
     // The client hanging up before the body ended: the pipe does not tell busboy, this does.
     finished(request, (error) => {
-      if (error) fail(new ApiError(400, 'The client closed the connection before the upload ended.', { code: 'upload_interrupted' }));
+      if (error) fail(new GatewayError('upload_interrupted', 'The client closed the connection before the upload ended.'));
     });
     request.pipe(parser);
   });

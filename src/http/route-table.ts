@@ -5,6 +5,7 @@
 import type { Scope } from '../auth/scopes.js';
 import { chatCompletionsDialect } from '../dialects/chat-completions/index.js';
 import { messagesDialect } from '../dialects/messages/index.js';
+import type { ErrorEncoder } from '../dialects/types.js';
 import { responsesDialect } from '../dialects/responses/index.js';
 import { chatHandler, countTokens } from './routes/chat.js';
 import { createDecision } from './routes/decisions.js';
@@ -40,6 +41,12 @@ export interface RouteDefinition {
   readonly rateLimited?: boolean;
   /** How the request body is read (default none). `multipart`: the handler streams it with readMultipart. */
   readonly body?: 'json' | 'multipart';
+  /**
+   * The dialect whose error body this route answers (src/http/error-shape.ts). Unnamed: by the
+   * path, as for unmatched paths (/v1/messages* Anthropic's, the rest OpenAI-style: media, jobs,
+   * files and lists use src/dialects/shared/openai-error.ts).
+   */
+  readonly errors?: ErrorEncoder;
   readonly handler: Handler;
 }
 
@@ -57,10 +64,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/generations', auth: 'key', scope: null, handler: listGenerations },
   { method: 'GET', path: '/v1/generations/:type/:id', auth: 'key', scope: null, handler: retrieveGeneration },
   { method: 'GET', path: '/v1/generations/:type/:id/content', auth: 'key', scope: null, rateLimited: false, handler: generationContent },
-  { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(chatCompletionsDialect) },
-  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(responsesDialect) },
-  { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', handler: chatHandler(messagesDialect) },
-  { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', handler: countTokens },
+  { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
+  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: responsesDialect.encodeError, handler: chatHandler(responsesDialect) },
+  { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: messagesDialect.encodeError, handler: chatHandler(messagesDialect) },
+  { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', errors: messagesDialect.encodeError, handler: countTokens },
   { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
   { method: 'POST', path: '/v1/images/edits', auth: 'key', scope: 'images', body: 'multipart', handler: editImages },

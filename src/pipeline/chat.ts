@@ -4,8 +4,8 @@
 // Money: nothing reaches an upstream without a hold; an upstream failure before any output
 // releases it; a stream cut by the client or the upstream is charged for what was produced
 // (upstream usage if it came, else counted from the text and flagged as estimated).
-import { ApiError } from '../http/errors.js';
-import { assertScope } from '../http/middleware/require-scope.js';
+import { assertScope } from '../auth/assert-scope.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
 import { InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
@@ -324,9 +324,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     if (!encoder) throw upstreamFailure(failure);
     // After the first byte: the dialect's in-stream error, then close.
     const apiError = upstreamFailure(failure);
-    const type = apiError instanceof ApiError && apiError.status < 500 ? 'invalid_request_error' : 'api_error';
-    if (!(apiError instanceof ApiError)) services.logger.error({ err: failure, request_id: requestId }, 'chat stream failed');
-    sink.write(encoder.error(apiError instanceof ApiError ? apiError.message : 'The response failed midway.', type));
+    const type = apiError instanceof GatewayError && apiError.status < 500 ? 'invalid_request_error' : 'api_error';
+    if (!(apiError instanceof GatewayError)) services.logger.error({ err: failure, request_id: requestId }, 'chat stream failed');
+    sink.write(encoder.error(apiError instanceof GatewayError ? apiError.message : 'The response failed midway.', type));
     sink.end();
     return outcome;
   }

@@ -3,7 +3,7 @@
 // share a prompt prefix stick to the same route and keep hitting its prompt cache.
 import { createHash } from 'node:crypto';
 import type { CatalogModel, Route } from '../catalog/catalog.js';
-import { ApiError } from '../http/errors.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../model/chat.js';
 import { availableRoutes, routeKey } from './route-fallback.js';
 
@@ -39,13 +39,10 @@ export function chooseRoutes(model: CatalogModel, request: ChatRequest, cooldown
 }
 
 /** Every route of the model is pausing at its upstream's request: say when to come back. */
-export function allRoutesCoolingDown(model: CatalogModel, cooldowns: ReadonlyMap<string, number>, now = Date.now()): ApiError {
+export function allRoutesCoolingDown(model: CatalogModel, cooldowns: ReadonlyMap<string, number>, now = Date.now()): GatewayError {
   const until = Math.min(...model.routes.map((route) => cooldowns.get(routeKey(route)) ?? 0));
   const seconds = Math.min(60, Math.max(1, Math.ceil((until - now) / 1000)));
-  return new ApiError(502, `Every upstream of ${model.id} asked for a pause; retry in ${seconds} s.`, {
-    type: 'server_error',
-    code: 'upstream_rate_limited',
-    shouldRetry: true,
+  return new GatewayError('upstream_rate_limited', `Every upstream of ${model.id} asked for a pause; retry in ${seconds} s.`, {
     headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) },
   });
 }

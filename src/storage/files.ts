@@ -25,8 +25,8 @@ export interface StoredFile {
 }
 
 export class FileNotFoundError extends Error {
-  constructor(id: number | string) {
-    super(`no file ${id}`);
+  constructor(readonly fileId: number | string) {
+    super(`no file ${fileId}`);
     this.name = 'FileNotFoundError';
   }
 }

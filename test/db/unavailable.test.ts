@@ -2,7 +2,7 @@
 // mean the statement itself is wrong (a 500, not retried as an outage).
 import test from 'ava';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
-import { toApiError } from '../../src/http/middleware/request-context.js';
+import { toGatewayError } from '../../src/errors/to-gateway-error.js';
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -24,8 +24,10 @@ test('a statement the database refuses is not an outage', (t) => {
 });
 
 test('the error middleware answers an unreachable database with 503, Retry-After and database_unavailable', (t) => {
-  const error = toApiError(withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'))!;
+  const error = toGatewayError(withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'), 'http')!;
   t.is(error.status, 503);
-  t.like(error.options, { code: 'database_unavailable', shouldRetry: true, headers: { 'retry-after': '2' } });
-  t.is(toApiError(withCode('42601', 'syntax error')), undefined, 'anything else stays a logged 500');
+  t.is(error.code, 'database_unavailable');
+  t.is(error.retryable, true);
+  t.like(error.options, { headers: { 'retry-after': '2' } });
+  t.is(toGatewayError(withCode('42601', 'syntax error'), 'http'), undefined, 'anything else stays a logged 500');
 });

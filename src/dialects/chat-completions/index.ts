@@ -1,5 +1,6 @@
 // The OpenAI Chat Completions client dialect (POST /v1/chat/completions).
 import type { Dialect } from '../types.js';
+import { encodeOpenaiError } from '../shared/openai-error.js';
 import { decodeChatCompletionsRequest } from './request.js';
 import { encodeChatCompletionsResult } from './result.js';
 import { ChatCompletionsStreamEncoder } from './stream.js';
@@ -17,6 +18,7 @@ export const chatCompletionsDialect: Dialect = {
   decodeRequest: decodeChatCompletionsRequest,
   encodeResult: encodeChatCompletionsResult,
   createStreamEncoder: (request, context) => new ChatCompletionsStreamEncoder(request, context),
+  encodeError: encodeOpenaiError,
 };
 
 export { decodeChatCompletionsRequest } from './request.js';

@@ -1,5 +1,6 @@
 // The Anthropic Messages client dialect (POST /v1/messages, /v1/messages/count_tokens).
 import type { Dialect } from '../types.js';
+import { encodeAnthropicError } from './error.js';
 import { decodeMessagesRequest } from './request.js';
 import { encodeMessagesResult } from './result.js';
 import { MessagesStreamEncoder } from './stream.js';
@@ -16,6 +17,7 @@ export const messagesDialect: Dialect = {
   decodeRequest: decodeMessagesRequest,
   encodeResult: encodeMessagesResult,
   createStreamEncoder: (request, context) => new MessagesStreamEncoder(request, context),
+  encodeError: encodeAnthropicError,
 };
 
 export { decodeMessagesRequest, decodeCountTokensRequest } from './request.js';

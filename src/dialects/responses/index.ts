@@ -2,6 +2,7 @@
 // whole conversation. Reasoning signatures travel in reasoning items' `encrypted_content`
 // (redacted reasoning behind the `redacted:` prefix), so they survive the client round trip.
 import type { Dialect } from '../types.js';
+import { encodeOpenaiError } from '../shared/openai-error.js';
 import { decodeResponsesRequest } from './request.js';
 import { encodeResponsesResult } from './result.js';
 import { ResponsesStreamEncoder } from './stream.js';
@@ -17,6 +18,7 @@ export const responsesDialect: Dialect = {
   decodeRequest: decodeResponsesRequest,
   encodeResult: encodeResponsesResult,
   createStreamEncoder: (request, context) => new ResponsesStreamEncoder(request, context),
+  encodeError: encodeOpenaiError,
 };
 
 export { decodeResponsesRequest } from './request.js';

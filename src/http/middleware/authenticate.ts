@@ -3,7 +3,7 @@
 import type { Next } from 'koa';
 import { KeyNotLiveError } from '../../billing/errors.js';
 import type { ServerServices } from '../../services.js';
-import { invalidKey, unauthorized } from '../errors.js';
+import { invalidKey, unauthorized } from '../../errors/refusals.js';
 import type { Context } from '../state.js';
 
 export function presentedKey(ctx: Context): string | undefined {

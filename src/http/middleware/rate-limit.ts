@@ -4,7 +4,7 @@
 import type { Next } from 'koa';
 import { CacheUnavailableError, reconnectCapMs } from '../../cache/redis-connection.js';
 import type { ServerServices } from '../../services.js';
-import { ApiError } from '../errors.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import type { Context } from '../state.js';
 
 /** OpenAI's reset format: "1s", "6m0s", "250ms". */
@@ -24,10 +24,8 @@ export function rateLimit(services: ServerServices) {
     } catch (error) {
       if (!(error instanceof CacheUnavailableError)) throw error;
       // cache.on_unavailable: closed. Retry after the reconnect backoff's cap: by then another attempt was made.
-      throw new ApiError(503, 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.', {
-        code: 'rate_limiter_unavailable',
+      throw new GatewayError('rate_limiter_unavailable', 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.', {
         headers: { 'retry-after': String(Math.ceil(reconnectCapMs / 1000)) },
-        shouldRetry: true,
       });
     }
     ctx.set('x-ratelimit-limit-requests', String(decision.limit));
@@ -35,10 +33,8 @@ export function rateLimit(services: ServerServices) {
     ctx.set('x-ratelimit-reset-requests', formatReset(decision.resetMs));
     if (!decision.allowed) {
       const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
-      throw new ApiError(429, `Rate limit reached: ${decision.limit} requests per minute for this key. Retry in ${retryAfterSeconds} s.`, {
-        code: 'rate_limit_exceeded',
+      throw new GatewayError('rate_limit_exceeded', `Rate limit reached: ${decision.limit} requests per minute for this key. Retry in ${retryAfterSeconds} s.`, {
         headers: { 'retry-after': String(retryAfterSeconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
-        shouldRetry: true,
       });
     }
     await next();

@@ -3,11 +3,11 @@
 // integer is a 422 (the spec types it so); another account's, expired or removed is a 404 like
 // an unknown one.
 import { z } from 'zod';
-import { FileNotFoundError, publicFile, QuotaExceededError, type StoredFile } from '../../storage/files.js';
-import { InvalidCursorError } from '../../storage/cursor.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { publicFile, type StoredFile } from '../../storage/files.js';
+import { InvalidCursorError } from '../../util/invalid-cursor-error.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
-import { ApiError } from '../errors.js';
 import { sendContent } from '../range.js';
 import type { Context, Handler } from '../state.js';
 
@@ -23,19 +23,20 @@ export function listPage(data: unknown[], nextCursor: number | null): Record<str
   return { object: 'list', data, has_more: nextCursor !== null, next_cursor: nextCursor };
 }
 
-/** Runs a read of the page the query asks for; a cursor that is no integer is a 422 on the parameter that carried it. */
+/**
+ * Runs a read of the page the query asks for. A cursor that is no integer is a 422 on the
+ * parameter that carried it (src/errors/to-gateway-error.ts): `cursor`, or its alias `after`.
+ */
 export async function withCursor<T>(query: { cursor?: string; after?: string }, read: (cursor: string | undefined) => Promise<T>): Promise<T> {
-  const parameter = query.cursor !== undefined ? 'cursor' : 'after';
-  const cursor = query.cursor ?? query.after;
+  if (query.cursor !== undefined || query.after === undefined) return read(query.cursor);
   try {
-    return await read(cursor);
+    return await read(query.after);
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw invalid(['query', parameter], `Value error, ${error.message}`, cursor);
-    throw error;
+    throw error instanceof InvalidCursorError ? error.carriedIn('after') : error;
   }
 }
 
-const notFound = (id: string) => new ApiError(404, `No file found with id '${id}'.`, { code: 'not_found', type: 'invalid_request_error' });
+const notFound = (id: string) => new GatewayError('not_found', `No file found with id '${id}'.`);
 
 /** A path id the spec types as an integer: anything else is a 422 naming it (an unknown integer is a 404). */
 export function integerPathId(raw: string, name = 'id'): number | undefined {
@@ -72,11 +73,6 @@ export const fileContent: Handler = async (ctx, services) => {
 
 export const keepFile: Handler = async (ctx, services) => {
   const file = await ownFile(ctx, services);
-  try {
-    ctx.body = publicFile(await services.files.keep(file.accountId, file.id, services.config.storage.permanentQuotaBytes));
-  } catch (error) {
-    if (error instanceof QuotaExceededError) throw new ApiError(409, error.message, { code: 'quota_exceeded', type: 'invalid_request_error' });
-    if (error instanceof FileNotFoundError) throw notFound(String(file.id));
-    throw error;
-  }
+  // Over the quota is a 409, gone meanwhile a 404 (QuotaExceededError, FileNotFoundError: src/errors/to-gateway-error.ts).
+  ctx.body = publicFile(await services.files.keep(file.accountId, file.id, services.config.storage.permanentQuotaBytes));
 };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { generationTypes, publicGeneration, type Generation, type GenerationType } from '../../storage/generations.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
-import { ApiError } from '../errors.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import type { Context, Handler } from '../state.js';
 import { integerPathId, listPage, pageQuery, sendStoredFile, withCursor } from './files.js';
 
@@ -23,7 +23,7 @@ async function ownGeneration(ctx: Context, services: ServerServices): Promise<Ge
   const raw = ctx.params.id ?? '';
   const id = integerPathId(raw);
   const generation = id !== undefined ? await services.generations.get(ctx.state.apiKey!.accountId, type as GenerationType, id) : undefined;
-  if (!generation) throw new ApiError(404, `No ${type} generation found with id '${raw}'.`, { code: 'not_found', type: 'invalid_request_error' });
+  if (!generation) throw new GatewayError('not_found', `No ${type} generation found with id '${raw}'.`);
   return generation;
 }
 
@@ -36,11 +36,11 @@ export const generationContent: Handler = async (ctx, services) => {
   const rawIndex = ctx.query.index ?? '0';
   if (typeof rawIndex !== 'string' || !/^\d{1,3}$/.test(rawIndex)) throw invalid(['query', 'index'], 'Input should be a valid integer', rawIndex, 'int_parsing');
   if (generation.status !== 'completed') {
-    throw new ApiError(409, `The ${generation.type} generation ${generation.number} is not ready: its status is ${generation.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
+    throw new GatewayError('content_not_ready', `The ${generation.type} generation ${generation.number} is not ready: its status is ${generation.status}.`);
   }
   const fileId = generation.fileIds[Number(rawIndex)];
-  if (fileId === undefined) throw new ApiError(404, `The ${generation.type} generation ${generation.number} has no file at index ${rawIndex}.`, { code: 'not_found', type: 'invalid_request_error' });
+  if (fileId === undefined) throw new GatewayError('not_found', `The ${generation.type} generation ${generation.number} has no file at index ${rawIndex}.`);
   const file = await services.files.get(generation.accountId, fileId);
-  if (!file) throw new ApiError(404, `The content of ${generation.type} generation ${generation.number} has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
+  if (!file) throw new GatewayError('content_expired', `The content of ${generation.type} generation ${generation.number} has expired and was removed.`);
   await sendStoredFile(ctx, services, file);
 };

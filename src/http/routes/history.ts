@@ -1,7 +1,6 @@
 // GET /v1/history: the key's own account ledger, newest first.
 import { z } from 'zod';
-import { InvalidCursorError, readHistory } from '../../billing/history.js';
-import { validationFailed } from '../errors.js';
+import { readHistory } from '../../billing/history.js';
 import type { Handler } from '../state.js';
 import { validate } from '../../validation/zod-details.js';
 
@@ -12,12 +11,6 @@ const historyQuery = z.object({
 
 export const listHistory: Handler = async (ctx, services) => {
   const query = validate(historyQuery, ctx.query, 'query');
-  try {
-    ctx.body = await readHistory(services.db, ctx.state.apiKey!.accountId, query);
-  } catch (error) {
-    if (error instanceof InvalidCursorError) {
-      throw validationFailed([{ loc: ['query', 'cursor'], msg: `Value error, ${error.message}`, type: 'value_error', input: query.cursor }]);
-    }
-    throw error;
-  }
+  // A cursor it did not hand out is a 422 on `cursor` (InvalidCursorError, src/errors/to-gateway-error.ts).
+  ctx.body = await readHistory(services.db, ctx.state.apiKey!.accountId, query);
 };

@@ -6,7 +6,7 @@ import { publicJobObject } from '../../jobs/job-object.js';
 import type { Job } from '../../jobs/job.js';
 import { waitForJob } from '../../pipeline/jobs.js';
 import type { ServerServices } from '../../services.js';
-import { ApiError } from '../errors.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import type { Context } from '../state.js';
 import { sendStoredFile } from './files.js';
 
@@ -34,18 +34,18 @@ export function markDeprecated(ctx: Context, services: ServerServices, requested
 /** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
 export async function ownJob(ctx: Context, services: ServerServices, kinds: readonly Job['kind'][], noun: string): Promise<Job> {
   const job = await services.jobs.get(ctx.state.apiKey!.accountId, ctx.params.id ?? '');
-  if (!job || !kinds.includes(job.kind)) throw new ApiError(404, `No ${noun} found with id '${ctx.params.id}'.`, { code: 'not_found', type: 'invalid_request_error' });
+  if (!job || !kinds.includes(job.kind)) throw new GatewayError('not_found', `No ${noun} found with id '${ctx.params.id}'.`);
   return job;
 }
 
 /** Serves the n-th result file of a completed job, with Range; 409 before completion. */
 export async function sendJobFile(ctx: Context, services: ServerServices, job: Job, index: number, noun: string): Promise<void> {
   if (job.status !== 'completed') {
-    throw new ApiError(409, `The ${noun} is not ready: its status is ${job.status === 'cancelled' ? 'failed (cancelled)' : job.status}.`, { code: 'content_not_ready', type: 'invalid_request_error' });
+    throw new GatewayError('content_not_ready', `The ${noun} is not ready: its status is ${job.status === 'cancelled' ? 'failed (cancelled)' : job.status}.`);
   }
   const fileId = job.result?.fileIds[index];
-  if (fileId === undefined) throw new ApiError(404, `The ${noun} has no file at index ${index}.`, { code: 'not_found', type: 'invalid_request_error' });
+  if (fileId === undefined) throw new GatewayError('not_found', `The ${noun} has no file at index ${index}.`);
   const file = await services.files.get(job.accountId, fileId);
-  if (!file) throw new ApiError(404, `The ${noun}'s content has expired and was removed.`, { code: 'content_expired', type: 'invalid_request_error' });
+  if (!file) throw new GatewayError('content_expired', `The ${noun}'s content has expired and was removed.`);
   await sendStoredFile(ctx, services, file);
 }

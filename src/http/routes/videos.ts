@@ -10,7 +10,7 @@ import { publicJobObject } from '../../jobs/job-object.js';
 import type { InputFile } from '../../model/media.js';
 import { createVideo as runVideo, quoteVideo } from '../../pipeline/videos.js';
 import { invalid, validate } from '../../validation/zod-details.js';
-import { ApiError } from '../errors.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
 import { markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
@@ -64,7 +64,7 @@ export const videoContent: Handler = async (ctx, services) => {
   const variant = ctx.query.variant ?? 'video';
   if (variant === 'thumbnail' || variant === 'spritesheet') {
     // The spec's variants; only the video itself is kept, so these are a clear 404, not a 422.
-    throw new ApiError(404, `The ${variant} of video '${job.id}' is not available: this gateway stores only the video (variant=video).`, { code: 'variant_not_available', type: 'invalid_request_error', param: 'variant' });
+    throw new GatewayError('variant_not_available', `The ${variant} of video '${job.id}' is not available: this gateway stores only the video (variant=video).`, { param: 'variant' });
   }
   if (variant !== 'video') throw invalid(['query', 'variant'], "Input should be 'video', 'thumbnail' or 'spritesheet'", variant, 'enum');
   await sendJobFile(ctx, services, job, 0, 'video');
@@ -95,7 +95,7 @@ export const deleteVideo: Handler = async (ctx, services) => {
   const job = await ownJob(ctx, services, [...videoKinds], 'video');
   ctx.state.model = job.model;
   if (job.status === 'queued' || job.status === 'in_progress') {
-    throw new ApiError(409, `Video '${job.id}' is still ${job.status}: delete it once it has finished.`, { code: 'video_not_finished', type: 'invalid_request_error' });
+    throw new GatewayError('video_not_finished', `Video '${job.id}' is still ${job.status}: delete it once it has finished.`);
   }
   for (const fileId of job.result?.fileIds ?? []) await services.files.remove(job.accountId, fileId);
   ctx.body = { id: job.id, object: 'video.deleted', deleted: true };

@@ -1,0 +1,206 @@
+// THE list of errors the gateway reports (issue 15: one catalog). Each code says once what it
+// is on the wire: the HTTP status, OpenAI's `error.type`, Anthropic's where it differs, whether
+// `x-should-retry` is sent, and one line for docs/errors.md (test/errors/catalog-docs.test.ts
+// keeps that table in step with this one). Every layer throws a GatewayError by one of these
+// codes (src/errors/gateway-error.ts); the HTTP shell and the CLI render it. Pure: imports nothing.
+
+export interface CatalogEntry {
+  /** HTTP status. The CLI, which has none, still reads it: 4xx is the user's to fix. */
+  readonly status: number;
+  /** OpenAI's `error.type` (the CLI's own codes carry the type their status would have). */
+  readonly type: string;
+  /** Anthropic's `error.type` where it is not `type` (e.g. 404 `not_found_error`). */
+  readonly anthropicType?: string;
+  /**
+   * `x-should-retry`: true/false is sent as such; `varies`: the thrown error says (the upstream's
+   * own judgement); null: not sent, the SDKs decide by the status.
+   */
+  readonly retryable: boolean | 'varies' | null;
+  /** Where it can be seen: the HTTP API, the CLI, or both. */
+  readonly seenIn: 'http' | 'cli' | 'http, cli';
+  /** One line for docs/errors.md: when it happens. */
+  readonly description: string;
+  /** Other statuses the same code takes (the body parser's own 4xx); only for the docs. */
+  readonly otherStatuses?: readonly number[];
+  /** The body's `code` is null (OpenAI's own 500s have none); the catalog still names it. */
+  readonly nullCodeInBody?: true;
+  /** The CLI's exit status when a command ends with it (default 1; sysexits' EX_CONFIG for the configuration). */
+  readonly exitCode?: number;
+}
+
+export const errorCatalog = {
+  // 400
+  invalid_request: {
+    status: 400, otherStatuses: [405, 415], type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'a request the body parser refuses (aborted, unknown charset or encoding: its own 4xx), or a known path with the wrong method (405)',
+  },
+  invalid_content_encoding: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'a body whose `Content-Encoding` (gzip, deflate, br) does not decode (the message names the encoding)',
+  },
+  malformed_multipart: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'a multipart body cut short, without `boundary`, or with a broken part header (the message says which)',
+  },
+  upload_interrupted: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'the client closed the connection before its upload ended (logged; nothing of it is kept)',
+  },
+  context_length_exceeded: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: "input (+ `max_tokens`) over the model's `context_window`; `param` is `messages` (`input` on responses), worded as each vendor words it",
+  },
+  upstream_invalid_request: {
+    status: 400, type: 'invalid_request_error', retryable: false, seenIn: 'http',
+    description: 'the upstream refused the request itself (e.g. an altered thinking signature); its message follows',
+  },
+  // 401-403
+  invalid_api_key: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'the API key is missing, unknown or revoked',
+  },
+  insufficient_balance: {
+    status: 402, type: 'insufficient_balance', anthropicType: 'billing_error', retryable: null, seenIn: 'http, cli',
+    description: 'the balance is too low for the hold (the message says what was needed and what is available)',
+  },
+  insufficient_scope: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "the route or model needs a scope the key lacks (the message names it)",
+  },
+  // 404
+  not_found: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http, cli',
+    description: "no file, generation, job, account or key with that id (another account's ids too, never 403)",
+  },
+  model_not_found: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http, cli',
+    description: 'the model is not in the catalog or disabled (`param: "model"`; the message suggests close names)',
+  },
+  unknown_endpoint: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http',
+    description: 'no route has this path',
+  },
+  content_expired: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http',
+    description: "a result's file has expired and was removed",
+  },
+  variant_not_available: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http',
+    description: 'a video variant other than `video` (only the video is stored; `param: "variant"`)',
+  },
+  // 409
+  idempotency_key_reused: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'an idempotency key already used with a different request body (`param: "idempotency_key"`)',
+  },
+  content_not_ready: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: "the content of a job or generation that has not completed (the message gives its status)",
+  },
+  video_not_finished: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'deleting a video that is still queued or in progress',
+  },
+  quota_exceeded: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: "keeping a file would exceed the account's permanent storage quota",
+  },
+  // 413, 415
+  request_too_large: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: 'a JSON body over `server.json_limit` (counted after decompression)',
+  },
+  file_too_large: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: 'an upload over its cap while it streams (`param`: the field)',
+  },
+  field_too_large: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: 'a multipart form field over 1 MB (`param`: the field)',
+  },
+  too_many_files: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: 'more files in one multipart body than the route takes',
+  },
+  too_many_fields: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: 'more than 100 multipart form fields',
+  },
+  unsupported_media_type: {
+    status: 415, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'an upload route called with a body that is not `multipart/form-data`',
+  },
+  unsupported_content_encoding: {
+    status: 415, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'a multipart body with a `Content-Encoding` (uploads are sent uncompressed)',
+  },
+  // 422
+  validation_error: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'the request failed validation, the JSON did not parse, or a cursor is not one the endpoint returned (+ `detail`)',
+  },
+  invalid_argument: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: 'an unknown scope, or an account name that is not allowed',
+  },
+  invalid_amount: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: 'an amount that is not RUB with up to 4 decimals, or is zero or out of range where that is refused',
+  },
+  account_exists: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: 'creating an account under a name already taken',
+  },
+  // 429
+  rate_limit_exceeded: {
+    status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
+    description: "the key's requests per minute are used up; integer `Retry-After` (1-60) and `retry-after-ms`",
+  },
+  // 5xx
+  internal_error: {
+    status: 500, type: 'server_error', anthropicType: 'api_error', retryable: false, seenIn: 'http, cli', nullCodeInBody: true,
+    description: 'anything unforeseen: logged with the request id, which the message quotes (the body\'s `code` is null)',
+  },
+  upstream_error: {
+    status: 502, type: 'server_error', anthropicType: 'api_error', retryable: 'varies', seenIn: 'http',
+    description: "the upstream failed (5xx, overload, network); `x-should-retry` as the upstream's answer allows, its `Retry-After` passed on",
+  },
+  upstream_auth: {
+    status: 502, type: 'server_error', anthropicType: 'api_error', retryable: false, seenIn: 'http',
+    description: "the upstream refused the gateway's credentials: the operator must check the provider key",
+  },
+  upstream_rate_limited: {
+    status: 502, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
+    description: "every upstream route of the model asked for a pause; `Retry-After` says until when",
+  },
+  database_unavailable: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
+    description: 'the database is unreachable (refused, reset, starting or stopping, pool exhausted, SQLite locked); `Retry-After: 2`, no restart needed',
+  },
+  rate_limiter_unavailable: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
+    description: "the rate limiter's Redis does not answer (`cache.on_unavailable: closed`); nothing was done",
+  },
+  upstream_timeout: {
+    status: 504, type: 'server_error', anthropicType: 'timeout_error', retryable: true, seenIn: 'http',
+    description: 'the upstream timed out',
+  },
+  // The CLI's own
+  infrastructure_unavailable: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli',
+    description: 'what the gateway runs on cannot be used: a port taken, a database unreachable, not migrated or without its directory (the line says what fixes it)',
+  },
+  config_invalid: {
+    status: 500, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli', exitCode: 78,
+    description: 'the configuration file or a `GATEWAY_*` variable does not validate (each problem with its line)',
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+/** A code of the catalog: throwing any other does not compile. */
+export type ErrorCode = keyof typeof errorCatalog;
+
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
+
+export function catalogEntry(code: ErrorCode): CatalogEntry {
+  return errorCatalog[code];
+}

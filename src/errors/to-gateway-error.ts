@@ -1,0 +1,89 @@
+// THE one place where domain errors become catalog errors, for the HTTP shell and the CLI alike
+// (before: request-context.ts, per-route catches in files.ts and history.ts, and the CLI's own
+// list). Domain errors stay plain classes in their modules: they carry facts (the amounts, the
+// window, the id), and the wording for a client is decided here, once. A surface names who asks:
+// the body parser's status-bearing refusals are HTTP's only; the CLI's argument and
+// infrastructure errors are the CLI's only (over HTTP they would be a bug, a logged 500).
+import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
+import { KeyNotFoundError } from '../auth/api-keys.js';
+import { InvalidScopeError } from '../auth/scopes.js';
+import { AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
+import { formatRub, MoneyFormatError } from '../billing/money.js';
+import { ModelNotFoundError } from '../catalog/catalog.js';
+import { ConfigError } from '../config/load.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { IdempotencyConflictError } from '../jobs/job-store.js';
+import { JobNotFoundError } from '../jobs/present.js';
+import { ContextWindowExceededError } from '../pipeline/context-window.js';
+import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
+import { InfrastructureError } from '../util/infrastructure-error.js';
+import { InvalidCursorError } from '../util/invalid-cursor-error.js';
+import { RequestValidationError } from '../validation/zod-details.js';
+import { GatewayError } from './gateway-error.js';
+import { databaseUnavailable, invalidKey, validationFailed } from './refusals.js';
+
+export type Surface = 'http' | 'cli';
+
+/** The catalog error for a known failure; undefined for anything else (a logged 500, a stack on the CLI). */
+export function toGatewayError(error: unknown, surface: Surface): GatewayError | undefined {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof RequestValidationError) return validationFailed(error.details);
+  if (error instanceof InvalidCursorError) {
+    return validationFailed([{ loc: ['query', error.parameter], msg: `Value error, ${error.message}`, type: 'value_error', input: error.cursor }]);
+  }
+  if (error instanceof InsufficientBalanceError) {
+    return new GatewayError(
+      'insufficient_balance',
+      `Insufficient balance: this request needs ${formatRub(error.neededUnits)} RUB and ${formatRub(error.availableUnits)} RUB is available. ${error.hint ? `${error.hint} ` : ''}Top up the account.`,
+    );
+  }
+  if (error instanceof KeyNotLiveError) return invalidKey();
+  if (error instanceof ContextWindowExceededError) return contextLengthExceeded(error);
+  if (error instanceof ModelNotFoundError) return new GatewayError('model_not_found', error.message, { param: 'model' });
+  if (error instanceof IdempotencyConflictError) return new GatewayError('idempotency_key_reused', error.message, { param: 'idempotency_key' });
+  if (error instanceof QuotaExceededError) return new GatewayError('quota_exceeded', error.message);
+  if (error instanceof FileNotFoundError) return new GatewayError('not_found', `No file found with id '${error.fileId}'.`);
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
+}
+
+/** Body parser and router refusals (malformed JSON, body too large, wrong charset, wrong method) carry their status. */
+function fromHttpParser(error: unknown): GatewayError | undefined {
+  const status = (error as { status?: number } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  if (status === 413) return new GatewayError('request_too_large', 'Request body is too large.');
+  const message = status === 405 ? (error as Error).message : `Malformed request: ${(error as Error).message}`;
+  return new GatewayError('invalid_request', message, { status });
+}
+
+/** What only commands meet: their arguments, the configuration and what the process runs on. */
+function fromCommand(error: unknown): GatewayError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error instanceof ConfigError) return new GatewayError('config_invalid', error.message);
+  if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
+  if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
+  if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
+  if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
+  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
+  return undefined;
+}
+
+/** Worded as OpenAI and Anthropic word it: clients (and agents that compact history) parse these messages. */
+function contextLengthExceeded(error: ContextWindowExceededError): GatewayError {
+  const { contextWindow, inputTokens, requestedOutputTokens, inputField } = error;
+  if (requestedOutputTokens === undefined) {
+    return new GatewayError(
+      'context_length_exceeded',
+      `This model's maximum context length is ${contextWindow} tokens. However, your ${inputField} resulted in ${inputTokens} tokens. Please reduce the length of the ${inputField}.`,
+      { param: inputField, anthropicMessage: `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum` },
+    );
+  }
+  return new GatewayError(
+    'context_length_exceeded',
+    `This model's maximum context length is ${contextWindow} tokens. However, you requested ${inputTokens + requestedOutputTokens} tokens (${inputTokens} in the ${inputField}, ${requestedOutputTokens} in the completion). Please reduce the length of the ${inputField} or completion.`,
+    {
+      param: inputField,
+      anthropicMessage: `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${requestedOutputTokens} > ${contextWindow}, decrease input length or \`max_tokens\` and try again`,
+    },
+  );
+}
