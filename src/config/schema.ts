@@ -3,6 +3,7 @@
 // pricing a model at nothing.
 import { z } from 'zod';
 import { acceptedReasoningEfforts, normalizeReasoningEffort } from '../model/reasoning.js';
+import { providerKinds } from '../vendors/registry.js';
 
 /** A non-negative decimal string in RUB (or USD for currency rates): "13.50", "0.000135". */
 export const decimalString = z
@@ -20,17 +21,8 @@ export const sizeString = z
 export const modelTypes = ['text', 'search', 'image', 'video', 'music', 'tts', 'stt', 'embeddings', 'decision'] as const;
 export type ModelType = (typeof modelTypes)[number];
 
-/** Upstream kinds an adapter exists (or will exist) for. */
-export const providerKinds = [
-  'openai',
-  'anthropic',
-  'openai-compatible',
-  'sim',
-  'system-one',
-  'suno',
-  'upscaler',
-] as const;
-export type ProviderKind = (typeof providerKinds)[number];
+// Provider kinds are the vendor registry's keys: a vendor added there is a kind here.
+export { providerKinds, type ProviderKind } from '../vendors/registry.js';
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 

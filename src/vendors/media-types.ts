@@ -1,6 +1,7 @@
-// Media adapters: one per upstream kind, each a set of pure request builders and response
-// parsers for the operations that kind supports. The shared media transport (transport.ts)
-// sends the request and hands the raw response to the parser.
+// The media contract: a media adapter is a set of pure request builders and response parsers
+// for the operations one wire protocol supports (a vendor may have several, vendor.ts). The
+// shared media transport (shared/media-transport.ts) sends the request and hands the raw
+// response to the parser.
 import type {
   DecisionRequest,
   DecisionResult,

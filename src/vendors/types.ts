@@ -1,7 +1,8 @@
-// What every upstream adapter (openai, anthropic, openai-compatible, sim) provides. Adapters
-// are pure: they build the upstream HTTP request from a ChatRequest and turn the upstream's
-// SSE events into StreamParts. The HTTP transport (pools, timeouts, aborts) is shared and
-// lives in http-transport.ts; adapters never touch sockets.
+// The chat contract every chat-serving vendor implements (openai, anthropic, openai-compatible;
+// the simulator reuses anthropic's), and the UpstreamError every adapter — chat, media or
+// job — reports. Adapters are pure: they build the upstream HTTP request from a ChatRequest
+// and turn the upstream's SSE events into StreamParts. The HTTP transport (pools, timeouts,
+// aborts) is shared and lives in shared/http-transport.ts; adapters never touch sockets.
 import type { ChatRequest, ModelCapabilities, StreamPart } from '../model/chat.js';
 
 export interface UpstreamTarget {
@@ -57,7 +58,7 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface ProviderAdapter {
+export interface ChatAdapter {
   readonly kind: 'openai' | 'anthropic' | 'openai-compatible';
   buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
   /** `request` as given to buildRequest: a parser may need to know what that request asked for (structured output). */

@@ -1,28 +1,25 @@
-// One Upstream per configured provider, built once at start: its adapter, base URL, key and
-// its own connection pool. Providers of kind `sim` point at the built-in simulator, which the
-// serving process starts on a loopback port of its own.
+// One Upstream per configured provider, built once at start: its vendor's chat adapter, base
+// URL, key and its own connection pool. What a kind can do and where it lives by default come
+// from the registry. Providers of kind `sim` without a base_url point at the built-in
+// simulator, which the serving process starts on a loopback port of its own.
 import type { ProviderConfig } from '../config/load.js';
+import { vendorOf } from './registry.js';
 import { createDispatcher, type Upstream } from './shared/http-transport.js';
-import { chatAdapterFor } from './registry.js';
-
-const defaultBaseUrls: Partial<Record<ProviderConfig['kind'], string>> = {
-  openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com',
-};
 
 export function createUpstreams(providers: Readonly<Record<string, ProviderConfig>>, simulatorUrl: string | undefined): Map<string, Upstream> {
   const upstreams = new Map<string, Upstream>();
   for (const provider of Object.values(providers)) {
     if (!provider.enabled) continue;
-    const chat = provider.kind === 'openai' || provider.kind === 'anthropic' || provider.kind === 'openai-compatible' || provider.kind === 'sim';
+    const vendor = vendorOf(provider.kind);
+    if (!vendor) continue;
     // A `sim` provider with a base_url uses that simulator (`gateway simulate`, shared by several
     // gateway processes); without one, the simulator this process started.
-    const baseUrl = provider.kind === 'sim' ? (provider.baseUrl ?? simulatorUrl) : (provider.baseUrl ?? defaultBaseUrls[provider.kind]);
+    const baseUrl = provider.baseUrl ?? (vendor.servedBySimulator ? simulatorUrl : vendor.defaultBaseUrl);
     if (!baseUrl) continue;
     upstreams.set(provider.name, {
       name: provider.name,
       kind: provider.kind,
-      adapter: chat ? chatAdapterFor(provider.kind as 'openai' | 'anthropic' | 'openai-compatible' | 'sim') : undefined,
+      adapter: vendor.chat,
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey: provider.apiKey,
       timeoutMs: provider.timeoutMs,
@@ -33,5 +30,5 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
 }
 
 export function needsSimulator(providers: Readonly<Record<string, ProviderConfig>>): boolean {
-  return Object.values(providers).some((provider) => provider.kind === 'sim' && provider.baseUrl === undefined);
+  return Object.values(providers).some((provider) => vendorOf(provider.kind)?.servedBySimulator === true && provider.baseUrl === undefined);
 }

@@ -1,7 +1,7 @@
-import { anthropicAdapter } from '../../src/vendors/anthropic/chat.js';
+import { anthropicChatAdapter } from '../../src/vendors/anthropic/chat.js';
 import { testFixtures } from './fixtures.js';
 
-testFixtures('anthropic', anthropicAdapter, {
+testFixtures('anthropic', anthropicChatAdapter, {
   model: 'claude-sonnet-4-5',
   baseUrl: 'https://api.anthropic.com',
   apiKey: 'sk-ant-test',

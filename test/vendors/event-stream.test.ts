@@ -4,7 +4,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { openaiAdapter } from '../../src/vendors/openai/chat.js';
+import { openaiChatAdapter } from '../../src/vendors/openai/chat.js';
 import { createDispatcher, openEventStream, type Upstream } from '../../src/vendors/shared/http-transport.js';
 import { UpstreamError, type SseEvent } from '../../src/vendors/types.js';
 
@@ -44,13 +44,13 @@ test.after.always(() => server.close());
 
 function upstream(): Upstream {
   const { port } = server.address() as AddressInfo;
-  return { name: 'local', kind: 'openai', adapter: openaiAdapter, baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000, dispatcher: createDispatcher() };
+  return { name: 'local', kind: 'openai', adapter: openaiChatAdapter, baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000, dispatcher: createDispatcher() };
 }
 
 const at = (path: string) => ({ url: `${upstream().baseUrl}${path}`, headers: {}, body: {} });
 
 test('every event reaches the consumer, in order, with its event name, whatever the byte boundaries', async (t) => {
-  const read = await openEventStream(upstream(), openaiAdapter, at('/events'), new AbortController().signal);
+  const read = await openEventStream(upstream(), openaiChatAdapter, at('/events'), new AbortController().signal);
   const events: SseEvent[] = [];
   await read((event) => events.push(event));
   t.is(events.length, 11);
@@ -61,7 +61,7 @@ test('every event reaches the consumer, in order, with its event name, whatever 
 
 test('what the consumer throws ends the read with that error, and the upstream request is torn down', async (t) => {
   const closed = closeOf('/events?consumer-throws');
-  const read = await openEventStream(upstream(), openaiAdapter, at('/events?consumer-throws'), new AbortController().signal);
+  const read = await openEventStream(upstream(), openaiChatAdapter, at('/events?consumer-throws'), new AbortController().signal);
   let seen = 0;
   const error = await t.throwsAsync(
     read(() => {
@@ -74,7 +74,7 @@ test('what the consumer throws ends the read with that error, and the upstream r
 });
 
 test('a connection cut mid-stream is an UpstreamError (connection_error), after the events that came', async (t) => {
-  const read = await openEventStream(upstream(), openaiAdapter, at('/cut'), new AbortController().signal);
+  const read = await openEventStream(upstream(), openaiChatAdapter, at('/cut'), new AbortController().signal);
   const events: SseEvent[] = [];
   const error = await t.throwsAsync(read((event) => events.push(event)));
   t.true(error instanceof UpstreamError);

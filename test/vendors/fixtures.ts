@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { ChatRequest, StreamPart } from '../../src/model/chat.js';
-import { UpstreamError, type ProviderAdapter, type SseEvent, type UpstreamTarget } from '../../src/vendors/types.js';
+import { UpstreamError, type ChatAdapter, type SseEvent, type UpstreamTarget } from '../../src/vendors/types.js';
 import { streamViolations } from './stream-invariants.js';
 
 const fixtureRoot = fileURLToPath(new URL('../fixtures/vendors/', import.meta.url));
@@ -61,7 +61,7 @@ export function upstreamTarget(defaults: UpstreamTarget, fields: Partial<Upstrea
 
 /** Everything the parser emits for `events`, end() included, and what it threw, if anything. */
 export function parseEvents(
-  adapter: ProviderAdapter,
+  adapter: ChatAdapter,
   target: UpstreamTarget,
   events: readonly SseEvent[],
   request: ChatRequest = chatRequest({}),
@@ -83,7 +83,7 @@ export function describeError(error: unknown): ExpectedError | undefined {
 }
 
 /** Registers one ava test per fixture of `adapterName`. */
-export function testFixtures(adapterName: string, adapter: ProviderAdapter, defaultTarget: UpstreamTarget): void {
+export function testFixtures(adapterName: string, adapter: ChatAdapter, defaultTarget: UpstreamTarget): void {
   const directory = path.join(fixtureRoot, adapterName);
   const files = readdirSync(directory)
     .filter((file) => file.endsWith('.json'))

@@ -1,7 +1,7 @@
-import { openaiCompatibleAdapter } from '../../src/vendors/openai-compatible/chat.js';
+import { openaiCompatibleChatAdapter } from '../../src/vendors/openai-compatible/chat.js';
 import { testFixtures } from './fixtures.js';
 
-testFixtures('openai-compatible', openaiCompatibleAdapter, {
+testFixtures('openai-compatible', openaiCompatibleChatAdapter, {
   model: 'deepseek-reasoner',
   baseUrl: 'https://api.deepseek.com/v1',
   apiKey: 'sk-test-compatible',

@@ -1,7 +1,7 @@
-import { openaiAdapter } from '../../src/vendors/openai/chat.js';
+import { openaiChatAdapter } from '../../src/vendors/openai/chat.js';
 import { testFixtures } from './fixtures.js';
 
-testFixtures('openai', openaiAdapter, {
+testFixtures('openai', openaiChatAdapter, {
   model: 'gpt-4o-mini',
   baseUrl: 'https://api.openai.com/v1',
   apiKey: 'sk-test-openai',

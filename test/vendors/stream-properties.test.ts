@@ -5,8 +5,8 @@ import test from 'ava';
 import fc from 'fast-check';
 import { ResultAccumulator } from '../../src/model/accumulate.js';
 import type { ChatRequest } from '../../src/model/chat.js';
-import { anthropicAdapter } from '../../src/vendors/anthropic/chat.js';
-import { openaiAdapter } from '../../src/vendors/openai/chat.js';
+import { anthropicChatAdapter } from '../../src/vendors/anthropic/chat.js';
+import { openaiChatAdapter } from '../../src/vendors/openai/chat.js';
 import type { SseEvent, UpstreamTarget } from '../../src/vendors/types.js';
 import { chatRequest, parseEvents } from './fixtures.js';
 import { streamViolations } from './stream-invariants.js';
@@ -78,7 +78,7 @@ test('openai: parallel tool calls split and interleaved any way assemble exactly
         if (!usageInFinishChunk) events.push(chunk({ choices: [], usage }));
         events.push({ data: '[DONE]' });
 
-        const { parts, error } = parseEvents(openaiAdapter, target, events);
+        const { parts, error } = parseEvents(openaiChatAdapter, target, events);
         if (error) throw error;
         t.deepEqual(streamViolations(parts), []);
         const accumulator = new ResultAccumulator();
@@ -121,7 +121,7 @@ test('anthropic: thinking with its signature survives the stream and goes back u
           named({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } }),
           named({ type: 'message_stop' }),
         ];
-        const { parts, error } = parseEvents(anthropicAdapter, target, events);
+        const { parts, error } = parseEvents(anthropicChatAdapter, target, events);
         if (error) throw error;
         t.deepEqual(streamViolations(parts), []);
         const accumulator = new ResultAccumulator();
@@ -140,7 +140,7 @@ test('anthropic: thinking with its signature survives the stream and goes back u
             { role: 'user', content: [{ type: 'text', text: 'follow-up' }] },
           ],
         });
-        const body = anthropicAdapter.buildRequest(next, target).body as { messages: { role: string; content: unknown[] }[] };
+        const body = anthropicChatAdapter.buildRequest(next, target).body as { messages: { role: string; content: unknown[] }[] };
         t.deepEqual(body.messages[1], {
           role: 'assistant',
           content: [

@@ -6,7 +6,7 @@
 //     carry no signature; reasoning in: assistant reasoning text → `reasoning_content`
 //     (signatures and redacted reasoning have no field here and are dropped);
 //   - citations: Perplexity `citations` / `search_results`, OpenRouter annotations.
-import type { ProviderAdapter } from '../types.js';
+import type { ChatAdapter } from '../types.js';
 import { buildChatCompletionsRequest, type ChatCompletionsRequestOptions } from '../openai/request.js';
 import { ChatCompletionsStreamParser } from '../openai/stream.js';
 import { errorFromResponse } from '../shared/upstream-errors.js';
@@ -19,7 +19,7 @@ const requestOptions: ChatCompletionsRequestOptions = {
   textAsString: true,
 };
 
-export const openaiCompatibleAdapter: ProviderAdapter = {
+export const openaiCompatibleChatAdapter: ChatAdapter = {
   kind: 'openai-compatible',
   buildRequest: (request, target) => buildChatCompletionsRequest(request, target, requestOptions),
   createStreamParser: () => new ChatCompletionsStreamParser({ reasoningOf: compatibleReasoningOf, citationsOf: compatibleCitationsOf }),

@@ -1,5 +1,5 @@
 // The `openai` upstream: OpenAI Chat Completions at `${baseUrl}/chat/completions`.
-import type { ProviderAdapter } from '../types.js';
+import type { ChatAdapter } from '../types.js';
 import { errorFromResponse } from '../shared/upstream-errors.js';
 import { annotationCitations } from './annotations.js';
 import { buildChatCompletionsRequest, type ChatCompletionsRequestOptions } from './request.js';
@@ -12,7 +12,7 @@ const requestOptions: ChatCompletionsRequestOptions = {
   textAsString: false,
 };
 
-export const openaiAdapter: ProviderAdapter = {
+export const openaiChatAdapter: ChatAdapter = {
   kind: 'openai',
   buildRequest: (request, target) => buildChatCompletionsRequest(request, target, requestOptions),
   createStreamParser: () => new ChatCompletionsStreamParser({ citationsOf: (_chunk, delta) => annotationCitations(delta) }),

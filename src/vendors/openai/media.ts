@@ -1,13 +1,14 @@
-// The OpenAI media adapters: images, speech, transcriptions and embeddings on the OpenAI wire,
-// for `openai` and for `openai-compatible` servers (LocalAI, vLLM, LiteLLM, Together…), which
-// differ in one thing only: which models get `response_format: "b64_json"`.
+// The OpenAI media adapter: images, speech, transcriptions and embeddings on the OpenAI wire.
+// `openai-compatible` servers (LocalAI, vLLM, LiteLLM, Together…) take the same operations
+// (openai-compatible/media.ts) and differ in one thing only: which models get
+// `response_format: "b64_json"`.
 import { errorFromResponse } from '../shared/upstream-errors.js';
 import type { MediaAdapter } from '../media-types.js';
 import { speechOperation, transcriptionOperation } from './audio.js';
 import { embeddingsOperation } from './embeddings.js';
 import { imageEditOperation, imageGenerationOperation, type OpenAiImageOptions } from './images.js';
 
-function openaiMediaOperations(kind: string, images: OpenAiImageOptions): MediaAdapter {
+export function openaiMediaOperations(kind: string, images: OpenAiImageOptions): MediaAdapter {
   return {
     kind,
     generateImages: imageGenerationOperation(images),
@@ -25,13 +26,4 @@ function openaiMediaOperations(kind: string, images: OpenAiImageOptions): MediaA
  */
 export const openaiMediaAdapter: MediaAdapter = openaiMediaOperations('openai', {
   askForBase64: (model) => model.startsWith('dall-e'),
-});
-
-/**
- * Compatible servers mostly default to URLs (LocalAI, Together…), so base64 is asked for
- * always, except for gpt-image models (a proxy in front of OpenAI would pass the field on
- * and have it refused).
- */
-export const openaiCompatibleMediaAdapter: MediaAdapter = openaiMediaOperations('openai-compatible', {
-  askForBase64: (model) => !/(^|\/)gpt-image/.test(model),
 });

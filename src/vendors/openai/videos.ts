@@ -1,10 +1,11 @@
 // OpenAI Videos (wire-formats.md §5) as job operations: submit = POST `${baseUrl}/videos`
 // as multipart (what openai-node sends; the reference image as the `input_reference` part),
 // poll = GET `${baseUrl}/videos/{id}`, download = GET `${baseUrl}/videos/{id}/content`.
-import type { JobAsset, UpstreamJobState, VideoJobRequest } from '../../model/jobs.js';
+import type { UpstreamJobState, VideoJobRequest } from '../../model/jobs.js';
 import { isObject, stringOf } from '../shared/json.js';
 import type { JobOperations } from '../job-types.js';
 import type { MediaOperation } from '../media-types.js';
+import { downloadWithKey } from '../shared/asset-download.js';
 import { appendFields, appendFile, bearer, invalidResponse, joinUrl, jsonOf } from '../shared/wire.js';
 
 const submit: JobOperations<VideoJobRequest>['submit'] = {
@@ -46,19 +47,5 @@ const poll: MediaOperation<string, UpstreamJobState> = {
   },
 };
 
-/** GET of a result with the upstream's key (results on other origins, e.g. a CDN, get no key). */
-export function downloadWithKey(expectedType: string): MediaOperation<JobAsset, Uint8Array> {
-  return {
-    build: (asset, target) => ({
-      url: asset.url,
-      method: 'GET',
-      headers: { ...(new URL(asset.url).origin === new URL(target.baseUrl).origin ? bearer(target.apiKey) : {}), accept: 'application/binary' },
-    }),
-    parse: (response) => {
-      if (response.body.byteLength === 0) throw invalidResponse(`the upstream's ${expectedType} download is empty`);
-      return response.body;
-    },
-  };
-}
 
 export const openaiVideoOperations: JobOperations<VideoJobRequest> = { submit, poll, download: downloadWithKey('video') };

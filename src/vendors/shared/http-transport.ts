@@ -4,14 +4,14 @@
 // reaches the client. Aborting the signal (client gone) tears the upstream request down.
 import { createParser } from 'eventsource-parser';
 import { Agent, errors as undiciErrors, request } from 'undici';
-import type { ProviderAdapter, SseEvent, UpstreamHttpRequest } from '../types.js';
+import type { ChatAdapter, SseEvent, UpstreamHttpRequest } from '../types.js';
 import { UpstreamError } from '../types.js';
 
 export interface Upstream {
   readonly name: string;
   readonly kind: string;
   /** The chat adapter; undefined for kinds that only do media (system-one, upscaler). */
-  readonly adapter?: ProviderAdapter;
+  readonly adapter?: ChatAdapter;
   readonly baseUrl: string;
   readonly apiKey?: string;
   readonly timeoutMs: number;
@@ -28,7 +28,7 @@ export function createDispatcher(): Agent {
  */
 export async function openEventStream(
   upstream: Upstream,
-  adapter: ProviderAdapter,
+  adapter: ChatAdapter,
   httpRequest: UpstreamHttpRequest,
   signal: AbortSignal,
 ): Promise<EventReader> {

@@ -10,7 +10,7 @@ import { UpstreamError } from '../types.js';
 import type { JobOperations } from '../job-types.js';
 import type { MediaHttpResponse, MediaOperation } from '../media-types.js';
 import { bearer, defined, invalidResponse, joinUrl, jsonOf } from '../shared/wire.js';
-import { downloadWithKey } from '../openai/videos.js';
+import { downloadWithKey } from '../shared/asset-download.js';
 
 /**
  * The envelope's `code` as an UpstreamError, or the data. The vendors' codes are HTTP-like

@@ -7,7 +7,7 @@ import { isObject, stringOf } from '../shared/json.js';
 import type { JobOperations } from '../job-types.js';
 import type { MediaOperation } from '../media-types.js';
 import { appendFields, appendFile, bearer, invalidResponse, joinVersioned, jsonOf } from '../shared/wire.js';
-import { downloadWithKey } from '../openai/videos.js';
+import { downloadWithKey } from '../shared/asset-download.js';
 
 const submit: JobOperations<VideoUpscaleJobRequest>['submit'] = {
   build: (request, target) => {
