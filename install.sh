@@ -61,7 +61,7 @@ step "migrating the database"
 ./bin/gateway migrate
 
 # 6. First account and key, on the first run only (no account exists yet).
-accounts=$(./bin/gateway accounts ls --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')
+accounts=$(./bin/gateway accounts ls --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.length))')
 if [ "$accounts" = "0" ]; then
   name="${GATEWAY_FIRST_ACCOUNT:-default}"
   step "creating the first account \"$name\" and a key with every scope"

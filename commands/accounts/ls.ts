@@ -1,4 +1,5 @@
 import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { wholeList } from '../../src/cli/list-output.js';
 import { presentAccount } from '../../src/cli/present.js';
 
 export default class AccountsLs extends GatewayCommand {
@@ -8,7 +9,7 @@ export default class AccountsLs extends GatewayCommand {
     const { flags } = await this.parse(AccountsLs);
     await this.runWithServices(flags, async ({ accounts }) => {
       const rows = (await accounts.list()).map((account) => presentAccount(account));
-      return { json: rows, text: table(rows, ['id', 'name', 'balance_rub', 'held_rub', 'available_rub', 'created_at']) };
+      return { json: wholeList(rows), text: table(rows, ['id', 'name', 'balance_rub', 'held_rub', 'available_rub', 'created_at']) };
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { readHistory } from '../../src/billing/history.js';
 import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { pagedList } from '../../src/cli/list-output.js';
 
 export default class BalanceHistory extends GatewayCommand {
   static override description = 'Show the ledger of an account, newest first (the same rows as GET /v1/history)';
@@ -18,7 +19,7 @@ export default class BalanceHistory extends GatewayCommand {
       const rows = page.data.map((item) => ({ ...item, created_at: new Date(item.created_at * 1000).toISOString() }));
       let text = table(rows, ['id', 'created_at', 'kind', 'amount_rub', 'balance_after_rub', 'model', 'description']);
       if (page.next_cursor) text += `\n\nmore: --cursor ${page.next_cursor}`;
-      return { json: page, text };
+      return { json: pagedList(page.data, page.next_cursor), text };
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../../src/cli/base-command.js';
+import { pagedList } from '../../src/cli/list-output.js';
 import { publicFile } from '../../src/storage/files.js';
 import { openFiles } from '../../src/services.js';
 
@@ -17,7 +18,7 @@ export default class FilesList extends GatewayCommand {
     await this.runWithServices(flags, async (services) => {
       const account = flags.account ? await services.accounts.find(flags.account) : undefined;
       const page = await openFiles(services).list(account?.id ?? null, { limit: flags.limit, cursor: flags.cursor });
-      const json = { data: page.items.map((file) => ({ ...publicFile(file), account_id: file.accountId })), next_cursor: page.nextCursor };
+      const json = pagedList(page.items.map((file) => ({ ...publicFile(file), account_id: file.accountId })), page.nextCursor);
       const text =
         page.items.length === 0
           ? 'no files'

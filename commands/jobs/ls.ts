@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../../src/cli/base-command.js';
+import { limitedList } from '../../src/cli/list-output.js';
 import { publicJobObject } from '../../src/jobs/job-object.js';
 import type { JobKind } from '../../src/model/jobs.js';
 import { openJobStore } from '../../src/services.js';
@@ -20,17 +21,21 @@ export default class JobsList extends GatewayCommand {
     const { flags } = await this.parse(JobsList);
     await this.runWithServices(flags, async (services) => {
       const account = flags.account ? await services.accounts.find(flags.account) : undefined;
-      const jobs = await openJobStore(services).list({
+      // One row beyond the limit, only to know whether there are more.
+      const rows = await openJobStore(services).list({
         accountId: account?.id,
         status: flags.status as never,
         kind: flags.type ? kindsOfType[flags.type] : undefined,
-        limit: flags.limit,
+        limit: flags.limit + 1,
       });
-      const json = jobs.map((job) => ({ ...publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs }), kind: job.kind, account_id: job.accountId }));
+      const list = limitedList(rows, flags.limit);
+      const jobs = list.data;
+      const json = { ...list, data: jobs.map((job) => ({ ...publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs }), kind: job.kind, account_id: job.accountId })) };
       const text =
         jobs.length === 0
           ? 'no jobs'
-          : jobs.map((job) => `${job.id}  ${job.kind.padEnd(13)} ${job.status.padEnd(11)} ${String(job.progress).padStart(3)}%  ${job.model}  ${new Date(job.createdAt).toISOString()}`).join('\n');
+          : jobs.map((job) => `${job.id}  ${job.kind.padEnd(13)} ${job.status.padEnd(11)} ${String(job.progress).padStart(3)}%  ${job.model}  ${new Date(job.createdAt).toISOString()}`).join('\n') +
+            (list.has_more ? `\nmore: raise --limit (now ${flags.limit})` : '');
       return { json, text };
     });
   }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { wholeList } from '../../src/cli/list-output.js';
 import { presentKey } from '../../src/cli/present.js';
 
 export default class KeysLs extends GatewayCommand {
@@ -15,7 +16,7 @@ export default class KeysLs extends GatewayCommand {
         rows.map((row) => ({ ...row, key: `${row.prefix}-…${row.last4}`, scopes: row.scopes.join(','), status: row.revoked_at ? 'revoked' : 'active' })),
         ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'status', 'last_used_at'],
       );
-      return { json: rows, text };
+      return { json: wholeList(rows), text };
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand, table } from '../../src/cli/base-command.js';
+import { wholeList } from '../../src/cli/list-output.js';
 
 export default class ModelsLs extends GatewayCommand {
   static override description = 'List the model catalog as loaded, with whether each model is enabled';
@@ -14,7 +15,7 @@ export default class ModelsLs extends GatewayCommand {
         models.map((m) => ({ id: m.id, type: m.type, enabled: m.enabled ? 'yes' : 'no', aliases: m.config.aliases.join(',') || '-', route: m.routes.map((r) => `${r.provider.name}:${r.model}`).join(',') || '-' })),
         ['id', 'type', 'enabled', 'aliases', 'route'],
       );
-      return { json, text };
+      return { json: wholeList(json), text };
     });
   }
 }

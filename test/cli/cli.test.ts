@@ -22,7 +22,8 @@ testOnBackends('accounts, keys and balances through the CLI, JSON only on stdout
   t.is(shown.id, account.id);
   t.regex(shown.webhook_secret, /^whsec_/);
   t.is((await runCliJson(['accounts', 'show', account.id], env)).name, 'acme');
-  t.is((await runCliJson(['accounts', 'ls'], env)).length, 1);
+  const accounts = await runCliJson(['accounts', 'ls'], env);
+  t.deepEqual({ ...accounts, data: accounts.data.map((a: any) => a.id) }, { object: 'list', data: [account.id], has_more: false });
 
   const key = await runCliJson(['keys', 'create', '--account', 'acme', '--name', 'web', '--rpm', '120'], env);
   t.regex(key.key, /^gw-[A-Za-z0-9_-]{43}$/);
@@ -36,7 +37,9 @@ testOnBackends('accounts, keys and balances through the CLI, JSON only on stdout
 
   const listing = await runCli(['keys', 'ls', '--account', 'acme', '--json'], env);
   t.false(listing.stdout.includes(key.key), 'keys ls never shows a secret');
-  t.is(JSON.parse(listing.stdout).length, 2);
+  const keys = JSON.parse(listing.stdout);
+  t.like(keys, { object: 'list', has_more: false });
+  t.deepEqual(keys.data.map((k: any) => k.id).sort(), [key.id, limited.id].sort());
   const row = await runCli(['keys', 'ls'], env);
   t.regex(row.stdout, new RegExp(`gw-…${key.last4.replace(/[-_]/g, '\\$&')}`));
 
@@ -56,6 +59,7 @@ testOnBackends('accounts, keys and balances through the CLI, JSON only on stdout
     available_rub: '100.5001',
   });
   const history = await runCliJson(['balance', 'history', '--account', 'acme'], env);
+  t.like(history, { object: 'list', has_more: false, next_cursor: null });
   t.deepEqual(history.data.map((r: any) => [r.kind, r.amount_rub, r.description]), [
     ['bonus', '0.0001', 'welcome'],
     ['topup', '100.5000', null],
@@ -83,10 +87,12 @@ testOnBackends('a key revoked with the CLI is refused by the running server on t
 
 test('models ls, models check and migrate --status', async (t) => {
   const env = cliEnv();
-  const models = await runCliJson(['models', 'ls'], env);
+  const listed = await runCliJson(['models', 'ls'], env);
+  t.like(listed, { object: 'list', has_more: false });
+  const models = listed.data;
   t.true(models.some((m: any) => m.id === 'sim/chat' && m.enabled));
   t.false(models.some((m: any) => m.id === 'openai/gpt-4o-mini'), 'disabled models are listed with --all only');
-  const all = await runCliJson(['models', 'ls', '--all'], env);
+  const all = (await runCliJson(['models', 'ls', '--all'], env)).data;
   t.true(all.some((m: any) => m.id === 'openai/gpt-4o-mini' && !m.enabled));
   const check = await runCliJson(['models', 'check'], env);
   t.true(check.ok);

@@ -11,6 +11,7 @@ testOnBackends('files CLI: lists, shows, keeps, and gc collects the expired file
   const kept = await gateway.services.files.save(client.accountId, 'upload', 'image/png', Buffer.alloc(700, 2));
   const env = { GATEWAY_CONFIG: exampleConfigPath, GATEWAY_DATABASE_URL: database.url, GATEWAY_DATA_DIR: gateway.services.config.dataDir, GATEWAY_LOG_LEVEL: 'warn' };
   const listed = await runCliJson(['files', 'ls', '--account', client.accountId], env);
+  t.like(listed, { object: 'list', has_more: false, next_cursor: null });
   t.deepEqual(listed.data.map((file: any) => file.id), [kept.id]);
   const shown = await runCliJson(['files', 'show', String(kept.id)], env);
   t.is(shown.bytes, 700);

@@ -12,7 +12,9 @@ import { processEnv, startProcess, startSimulatorProcess, writeSharedConfig } fr
 testOnBackends('jobs CLI lists, shows and cancels (releasing the hold); gateway worker runs what an API-only gateway queued', async (t, database) => {
   t.timeout(120_000);
   const simulator = await startSimulatorProcess(t);
-  const configPath = writeSharedConfig(simulator.url);
+  // The CLI runs before the worker starts take minutes on a loaded machine: the queued music
+  // job must still be inside its deadline (2 min in fastJobsConfig) when the worker comes.
+  const configPath = writeSharedConfig(simulator.url, { jobs: { tick: '50ms', lease: '5s', deadline: '30m', concurrency: 16 } });
   const env = processEnv(configPath, database);
   // The API without a runner: jobs stay queued until a worker comes.
   const gateway = await startGateway(t, database, { raw: parse(readFileSync(configPath, 'utf8')), env: { GATEWAY_DATA_DIR: env.GATEWAY_DATA_DIR! } });
@@ -21,10 +23,13 @@ testOnBackends('jobs CLI lists, shows and cancels (releasing the hold); gateway 
   const second = await api(gateway, client.key, 'POST', '/v1/audio/music', { model: 'sim/song', prompt: 'to run [[sim:job-seconds=0.3]]' });
   t.is(first.status, 200);
 
-  const listed = await runCliJson<any[]>(['jobs', 'ls'], env);
-  t.deepEqual(listed.map((job) => job.id).sort(), [first.body.id, second.body.id].sort());
-  const videos = await runCliJson<any[]>(['jobs', 'ls', '--type', 'video', '--status', 'queued'], env);
-  t.deepEqual(videos.map((job) => job.id), [first.body.id]);
+  const listed = await runCliJson(['jobs', 'ls'], env);
+  t.like(listed, { object: 'list', has_more: false });
+  t.deepEqual(listed.data.map((job: any) => job.id).sort(), [first.body.id, second.body.id].sort());
+  const newest = await runCliJson(['jobs', 'ls', '--limit', '1'], env);
+  t.deepEqual(newest, { object: 'list', data: [listed.data[0]], has_more: true }, '--limit is honoured and has_more says a job was left out');
+  const videos = await runCliJson(['jobs', 'ls', '--type', 'video', '--status', 'queued'], env);
+  t.deepEqual(videos.data.map((job: any) => job.id), [first.body.id]);
   const shown = await runCliJson(['jobs', 'show', first.body.id], env);
   t.is(shown.id, first.body.id);
   t.is(shown.internal_status, 'queued');

@@ -23,10 +23,10 @@ test('install.sh --no-serve is idempotent: one account, one key printed once', a
   t.notRegex(second.all!, /gw-[A-Za-z0-9_-]{43}/, 'the second run prints no key');
   t.regex(second.all!, /accounts already exist/);
 
-  const accounts = await runCliJson(['accounts', 'ls'], env);
+  const accounts = (await runCliJson(['accounts', 'ls'], env)).data;
   t.is(accounts.length, 1);
   t.is(accounts[0].name, 'default');
-  const keys = await runCliJson(['keys', 'ls'], env);
+  const keys = (await runCliJson(['keys', 'ls'], env)).data;
   t.is(keys.length, 1);
   t.is(keys[0].last4, printed![1]!.slice(-4));
   t.deepEqual(keys[0].scopes, ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings']);
