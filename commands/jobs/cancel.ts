@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { GatewayCommand } from '../../src/cli/base-command.js';
-import { JobNotFoundError, presentJob } from '../../src/jobs/present.js';
+import { JobAlreadyEndedError, JobNotFoundError, presentJob } from '../../src/jobs/present.js';
 import { openJobStore } from '../../src/services.js';
 
 export default class JobsCancel extends GatewayCommand {
@@ -15,9 +15,9 @@ export default class JobsCancel extends GatewayCommand {
       if (!before) throw new JobNotFoundError(args.id);
       const cancelled = await store.cancel(args.id);
       const job = (await store.get(null, args.id))!;
-      const json = { ...presentJob(job, services.config.storage.tempTtlMs), cancelled };
-      const text = cancelled ? `cancelled ${job.id}; hold released` : `${job.id} had already ended (${job.status}); nothing changed`;
-      return { json, text, exitCode: cancelled ? 0 : 1 };
+      // An error like any other (stderr, exit 1), not a result: it printed the job on stdout and exited 1 silently.
+      if (!cancelled) throw new JobAlreadyEndedError(job.id, job.status);
+      return { json: { ...presentJob(job, services.config.storage.tempTtlMs), cancelled }, text: `cancelled ${job.id}; hold released` };
     });
   }
 }

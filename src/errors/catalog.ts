@@ -151,6 +151,10 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: 'creating an account under a name already taken',
   },
+  job_already_ended: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`jobs cancel` on a job that had already ended (completed, failed or cancelled): nothing changed',
+  },
   // 429
   rate_limit_exceeded: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',

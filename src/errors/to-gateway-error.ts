@@ -13,7 +13,7 @@ import { ModelNotFoundError } from '../catalog/catalog.js';
 import { ConfigError } from '../config/load.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { IdempotencyConflictError } from '../jobs/job-store.js';
-import { JobNotFoundError } from '../jobs/present.js';
+import { JobAlreadyEndedError, JobNotFoundError } from '../jobs/present.js';
 import { ContextWindowExceededError } from '../pipeline/context-window.js';
 import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
 import { InfrastructureError } from '../util/infrastructure-error.js';
@@ -62,6 +62,7 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof ConfigError) return new GatewayError('config_invalid', error.message);
   if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
   if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
+  if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);

@@ -10,6 +10,17 @@ export class JobNotFoundError extends Error {
   }
 }
 
+/** `jobs cancel` on a job that had already ended: nothing changed, and the operator is told so on stderr. */
+export class JobAlreadyEndedError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(`job ${jobId} had already ended (${status}); nothing changed`);
+    this.name = 'JobAlreadyEndedError';
+  }
+}
+
 export function presentJob(job: Job, fileTtlMs: number): Record<string, unknown> {
   return {
     ...publicJobObject(job, { fileTtlMs }),

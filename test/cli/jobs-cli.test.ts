@@ -38,9 +38,14 @@ testOnBackends('jobs CLI lists, shows and cancels (releasing the hold); gateway 
   const cancelled = await runCliJson(['jobs', 'cancel', first.body.id], env);
   t.true(cancelled.cancelled);
   t.is(cancelled.internal_status, 'cancelled');
+  // A job that had already ended: an error on stderr (one line; JSON with --json), nothing on stdout, exit 1.
+  const ended = `job ${first.body.id} had already ended (cancelled); nothing changed`;
   const again = await runCli(['jobs', 'cancel', first.body.id], env);
-  t.is(again.exitCode, 1);
-  t.regex(again.stdout + again.stderr, /already ended/);
+  t.deepEqual(again, { exitCode: 1, stdout: '', stderr: `error: ${ended}` });
+  const againJson = await runCli(['jobs', 'cancel', first.body.id, '--json'], env);
+  t.is(againJson.exitCode, 1);
+  t.is(againJson.stdout, '');
+  t.deepEqual(JSON.parse(againJson.stderr), { error: { code: 'job_already_ended', message: ended } });
   const missing = await runCli(['jobs', 'show', 'video_nope'], env);
   t.is(missing.exitCode, 1);
   t.regex(missing.stderr, /no job "video_nope"/);
