@@ -1,6 +1,6 @@
-// Submitting an async job and waiting for it: the part of the video, video upscale and music
-// routes that is not about their fields. The hold is placed with the job (job-store.ts), the
-// runner — in this process or another — does the rest; `wait` watches the job's row, so it
+// Creating an async job and waiting for it: what videos.ts, video-upscale.ts and music.ts
+// share. The hold is placed with the job (job-store.ts), the runner — in this process or
+// another — takes it through the job steps (job-step.ts); `wait` watches the job's row, so it
 // works whichever process finishes the job.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -42,9 +42,9 @@ export async function validateWebhookUrl(services: ServerServices, url: string |
   if (problem) throw invalid(['body', 'webhook_url'], problem, url);
 }
 
-export async function submitJob(services: ServerServices, input: NewJob): Promise<{ job: Job; created: boolean }> {
+export async function createJob(services: ServerServices, input: NewJob): Promise<{ job: Job; created: boolean }> {
   const outcome = await services.jobs.create(input);
-  if (outcome.created) services.logger.info({ jobId: outcome.job.id, kind: input.kind, model: input.model, requestId: input.requestId }, 'job created');
+  if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }
 

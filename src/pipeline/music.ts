@@ -7,7 +7,7 @@ import type { MusicFields } from '../dialects/openai-media/music.js';
 import type { Job } from '../jobs/job.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { resolveJobModel, submitJob, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 export interface MusicQuote {
@@ -56,7 +56,7 @@ export async function createMusic(services: ServerServices, caller: MediaCaller,
   caller.log.model = quote.model.id;
   await validateWebhookUrl(services, fields.webhook_url);
   const { apiKey } = caller;
-  const { job } = await submitJob(services, {
+  const { job } = await createJob(services, {
     kind: 'music',
     endpoint: 'audio/music',
     accountId: apiKey.accountId,

@@ -10,7 +10,7 @@ import { readMp4Info } from '../media-files/mp4.js';
 import type { InputFile } from '../model/media.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { resolveJobModel, submitJob, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 /** Output side: the input's side × factor, rounded to an even number (what video encoders need). */
@@ -42,7 +42,7 @@ export async function createVideoUpscale(services: ServerServices, caller: Media
     seconds: Number(info.durationSeconds.toFixed(3)),
     size: `${upscaledSide(info.width, factorHundredths)}x${upscaledSide(info.height, factorHundredths)}`,
   };
-  const { job } = await submitJob(services, {
+  const { job } = await createJob(services, {
     kind: 'video_upscale',
     endpoint: 'videos/upscale',
     accountId: apiKey.accountId,

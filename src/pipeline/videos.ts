@@ -7,7 +7,7 @@ import type { Job } from '../jobs/job.js';
 import { imageType } from '../media-files/inspect.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { resolveJobModel, submitJob, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 export interface VideoQuote {
@@ -63,7 +63,7 @@ export async function createVideo(services: ServerServices, caller: MediaCaller,
   const referenceFileId = stored[0]?.id;
   const referenceSha = stored.length > 1 ? stored.map((file) => file.sha256).join(',') : stored[0]?.sha256;
   const request = { prompt: fields.prompt, seconds: quote.seconds, size: quote.size, seed: fields.seed, reference_file_id: referenceFileId };
-  const { job } = await submitJob(services, {
+  const { job } = await createJob(services, {
     kind: 'video',
     endpoint: 'videos',
     accountId: apiKey.accountId,

@@ -55,7 +55,7 @@ testOnBackends(`kill -9: ${kills} kills during running jobs; every job ends, cha
   t.is(jobs.length, jobIds.length);
   let completed = 0;
   // A music job whose worker died mid-submit may fail submit_uncertain: its vendor takes no
-  // idempotency key, so it is not sent again (src/jobs/runner.ts); every other job that was
+  // idempotency key, so it is not sent again (src/pipeline/job-submit.ts); every other job that was
   // not seeded to fail completes.
   const uncertain = jobs.filter((job) => job.status === 'failed' && job.error_code === 'submit_uncertain');
   for (const job of uncertain) t.true(isMusic(jobIds.indexOf(job.id)), `${job.id}: only music is failed submit_uncertain`);

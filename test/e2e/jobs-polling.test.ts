@@ -7,7 +7,7 @@ import { testOnBackends } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
 import { capturedLogger, startGateway } from '../helpers/gateway.js';
 import { api, assertJobMoneySettled, fastJobsConfig } from '../helpers/jobs.js';
-import { backoffMs } from '../../src/jobs/runner.js';
+import { backoffMs } from '../../src/pipeline/job-context.js';
 import test from 'ava';
 
 test('the poll backoff is whole milliseconds at every attempt', (t) => {
@@ -89,13 +89,13 @@ testOnBackends('a job step whose outcome cannot be stored is logged at error wit
   t.is(refusals, 2);
   const errors = lines.filter((line) => line.level === 50);
   t.deepEqual(
-    errors.map((line) => [line.msg, line.jobId]),
+    errors.map((line) => [line.msg, line.job_id]),
     [
       ['job step failed; retrying later', created.body.id],
       ['job retry could not be stored; the job waits until its lease runs out', created.body.id],
     ],
   );
   t.regex(errors[0]!.err.message, /22P02/);
-  t.is(errors[0]!.retryInMs, 250, 'the retry waits the backoff of the job (its first poll), whole milliseconds');
+  t.is(errors[0]!.retry_in_ms, 250, 'the retry waits the backoff of the job (its first poll), whole milliseconds');
   await assertJobMoneySettled(t, database, client.accountId);
 });

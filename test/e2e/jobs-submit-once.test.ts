@@ -153,13 +153,13 @@ testOnBackends('a runner whose job is taken mid-submit (cancelled by the operato
   const id = created.body.id as string;
   await eventually(async () => (await database.db('jobs').where({ id }).first()).submit_state === 'submitting', { what: 'the job is being submitted' });
   t.true(await gateway.services.jobs.cancel(id));
-  await eventually(() => lines.some((line) => line.msg?.startsWith('job lease lost') && line.jobId === id), { what: 'the runner logged its lease lost' });
+  await eventually(() => lines.some((line) => line.msg?.startsWith('job lease lost') && line.job_id === id), { what: 'the runner logged its lease lost' });
   // The aborted step is over once the runner has nothing in hand: stop it and look.
   await gateway.stop();
   const row = await database.db('jobs').where({ id }).first();
   t.like(row, { status: 'cancelled', error_code: 'cancelled', upstream_id: null, submit_state: 'submitting' });
   t.is(Number(row.submits), 1);
   t.is((await database.db('holds').where({ id: row.hold_id }).first()).status, 'released');
-  t.false(lines.some((line) => line.jobId === id && line.level >= 50), 'nothing logged as a failure: the step just stopped');
+  t.false(lines.some((line) => line.job_id === id && line.level >= 50), 'nothing logged as a failure: the step just stopped');
   await assertJobMoneySettled(t, database, client.accountId);
 });

@@ -4,7 +4,7 @@
 import { Accounts } from '../../src/accounts/accounts.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { JobStore } from '../../src/jobs/job-store.js';
-import { submitKeyOf } from '../../src/jobs/runner.js';
+import { submitKeyOf } from '../../src/pipeline/job-submit.js';
 import { Generations } from '../../src/storage/generations.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 

@@ -1,0 +1,42 @@
+// Collecting a completed job: its results downloaded and stored as files of the account, then
+// the job ended in one transaction with its settle, history line and webhook (job-store.ts
+// complete). A download that fails is retried later; a runner that lost the job meanwhile
+// stores nothing more.
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { Job, JobResult } from '../jobs/job.js';
+import type { UpstreamJobState } from '../model/jobs.js';
+import type { MediaTarget } from '../vendors/media-types.js';
+import { runMediaOperation } from '../vendors/shared/media-transport.js';
+import { backoffMs, type JobStep, type JobVendor, stepSignal } from './job-context.js';
+import { jobKinds } from './job-kinds.js';
+
+export async function collectJob(step: JobStep, job: Job, model: CatalogModel, vendor: JobVendor, target: MediaTarget, state: Extract<UpstreamJobState, { state: 'completed' }>): Promise<void> {
+  const { services, owner, lease } = step;
+  const { jobs, files, logger, config } = services;
+  const { upstream, adapter, operations } = vendor;
+  const kind = jobKinds[job.kind];
+  const assets = state.assets.slice(0, kind.resultCount(model, state.assets.length));
+  if (assets.length === 0) {
+    await jobs.fail(job, owner, { code: 'upstream_empty', message: 'the upstream reported success but offered no result to download', upstreamStatus: state.raw });
+    return;
+  }
+  const fileIds: number[] = [];
+  for (const [index, asset] of assets.entries()) {
+    let data: Uint8Array;
+    try {
+      data = await runMediaOperation(upstream, operations.download, asset, target, stepSignal(upstream, lease), adapter.parseError);
+    } catch (error) {
+      if (lease.lost) return;
+      logger.warn({ err: error, job_id: job.id }, 'job result download failed; retrying');
+      await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
+      return;
+    }
+    if (!(await jobs.renewLease(job, owner))) return; // another runner or the operator took over
+    const extension = asset.mediaType === 'video/mp4' ? 'mp4' : 'mp3';
+    const file = await files.save(job.accountId, kind.filePurpose, asset.mediaType, data, { filename: `${job.id}-${index}.${extension}` });
+    fileIds.push(file.id);
+  }
+  const result: JobResult = { fileIds, ...kind.resultDetails(job, assets) };
+  const ended = await jobs.complete(job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw });
+  if (ended) logger.info({ job_id: job.id, files: fileIds.length }, 'job completed');
+}

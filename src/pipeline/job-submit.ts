@@ -1,0 +1,176 @@
+// Sending a job upstream exactly once. A first submit tries the model's routes with the one
+// fallback loop (route-fallback.ts): each send is recorded (`submitting`, idempotency key,
+// route) and committed before it goes out, and its upstream id stored after. A job found
+// `submitting` — its runner died, lost its lease, or the answer was lost — is reconciled: re-sent
+// to the same route with the same key where the vendor honours one, else failed and released.
+import type { CatalogModel } from '../catalog/catalog.js';
+import type { Job } from '../jobs/job.js';
+import type { InputFile } from '../model/media.js';
+import { keyedSubmit } from '../vendors/job-types.js';
+import { runMediaOperation } from '../vendors/shared/media-transport.js';
+import { UpstreamError } from '../vendors/types.js';
+import { backoffMs, type JobStep, type JobVendor, jobVendor, mediaTarget, stepSignal } from './job-context.js';
+import { jobKinds } from './job-kinds.js';
+import { availableRoutes, cooldownMs, RouteCannotServe, tryRoutes } from './route-fallback.js';
+
+/**
+ * The idempotency key of a job's submit: derived from the job id alone, so every runner, after
+ * any crash, sends the same one, and the vendor answers the job it already made for it.
+ */
+export function submitKeyOf(job: Pick<Job, 'id' | 'submitKey'>): string {
+  return job.submitKey ?? `gw-${job.id}`;
+}
+
+/** A first submit: the available routes in order, each recorded before it is sent. */
+export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogModel): Promise<void> {
+  const { services, owner } = step;
+  const { jobs, logger, routeCooldowns } = services;
+  const request = await upstreamRequest(step, job);
+  const routes = availableRoutes(model.routes, routeCooldowns);
+  let lastError: UpstreamError | undefined;
+  if (routes.length > 0) {
+    try {
+      await tryRoutes(
+        routes,
+        routeCooldowns,
+        async (route) => {
+          const vendor = jobVendor(services, route.provider.name, job.kind);
+          if (!vendor) throw new RouteCannotServe(route.provider.name, jobKinds[job.kind].operation);
+          const outcome = await send(step, job, vendor, route.model, request);
+          if (outcome.kind === 'refused') throw outcome.error;
+        },
+        // Refused: nothing was made upstream, so another route may take it if the refusal is transient.
+        (error) => error instanceof UpstreamError && error.retryable,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      if (!(error instanceof RouteCannotServe)) {
+        if (!error.retryable) {
+          await jobs.fail(job, owner, { code: 'upstream_rejected', message: error.message });
+          return;
+        }
+        lastError = error;
+      }
+    }
+  }
+  if (lastError === undefined) {
+    // No route can take the job right now (all pausing, or none speaks this operation): wait.
+    logger.warn({ job_id: job.id, model: model.id }, 'no route can take this job now');
+  } else {
+    logger.warn({ err: lastError, job_id: job.id }, 'job submit failed; retrying');
+  }
+  // Every route refused outright: nothing was made upstream, the next attempt starts afresh.
+  await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls + 2), polled: true, submitState: null });
+}
+
+/**
+ * A job found `submitting`: a submit went out and its outcome was never stored. Never sent
+ * blindly again: re-sent to the same route with the same idempotency key where the vendor
+ * honours one (it answers the job it already made, or makes it now if the first never
+ * arrived); otherwise failed, hold released.
+ */
+export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
+  const { services, owner } = step;
+  const { jobs, logger } = services;
+  const vendor = jobVendor(services, job.provider, job.kind);
+  if (!vendor) {
+    await jobs.fail(job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} this job was being sent to is no longer configured` });
+    return;
+  }
+  const provider = vendor.upstream.name;
+  if (vendor.adapter.idempotencyHeader === undefined) {
+    await failUncertain(step, job, provider);
+    return;
+  }
+  logger.info({ job_id: job.id, provider, submit_key: job.submitKey }, 'job found mid-submit; re-sending with its idempotency key');
+  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', await upstreamRequest(step, job));
+  if (outcome.kind !== 'refused') return;
+  const error = outcome.error;
+  // 409: a vendor may answer a key whose first request it is still working on so (Stripe
+  // does): the job may well exist, so it is asked again, like a 429.
+  if (!error.retryable && error.status !== 409) {
+    await jobs.fail(job, owner, { code: 'upstream_rejected', message: error.message });
+    return;
+  }
+  // Refused for now (409, 429, 503): that says nothing of the first send, so the job stays
+  // `submitting` on this route, to be re-sent with the same key — never to another route.
+  const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
+  logger.warn({ err: error, job_id: job.id, provider }, 'job re-send refused for now; retrying with the same key');
+  await jobs.reschedule(job, owner, { nextRunAt: Date.now() + wait, polled: true });
+}
+
+type SendOutcome = { kind: 'submitted' | 'handled' } | { kind: 'refused'; error: UpstreamError };
+
+/**
+ * One submit to one route: recorded (`submitting`, key, route) and committed, sent with the
+ * key, and its upstream id stored. `submitted`: stored; `handled`: the job was rescheduled or
+ * failed here, or the lease is gone; `refused`: the vendor answered with an error (or the
+ * connection was refused), so nothing was made upstream.
+ */
+async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: string, request: unknown): Promise<SendOutcome> {
+  const { services, owner, lease } = step;
+  const { jobs, logger } = services;
+  const { upstream, adapter, operations } = vendor;
+  const key = submitKeyOf(job);
+  if (!(await jobs.markSubmitting(job, owner, { provider: upstream.name, upstreamModel, key }))) return { kind: 'handled' };
+  let upstreamId: string;
+  try {
+    const submit = keyedSubmit(operations.submit, adapter.idempotencyHeader, key);
+    ({ upstreamId } = await runMediaOperation(upstream, submit, request, mediaTarget(upstream, upstreamModel), stepSignal(upstream, lease), adapter.parseError));
+  } catch (error) {
+    if (lease.lost) return { kind: 'handled' };
+    if (isRefusal(error, adapter.idempotencyHeader !== undefined)) return { kind: 'refused', error };
+    // Timed out, cut off, or a 2xx we could not read: the vendor may have made the job.
+    if (adapter.idempotencyHeader === undefined) {
+      await failUncertain(step, job, upstream.name, error);
+      return { kind: 'handled' };
+    }
+    logger.warn({ err: error, job_id: job.id, provider: upstream.name }, 'job submit outcome unknown; re-sending with the same idempotency key');
+    await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
+    return { kind: 'handled' };
+  }
+  logger.info({ job_id: job.id, provider: upstream.name, upstream_id: upstreamId, submits: job.submits + 1 }, 'job submitted upstream');
+  const stored = await jobs.reschedule(job, owner, { upstreamId, provider: upstream.name, upstreamModel, nextRunAt: Date.now() + backoffMs(0) });
+  // Lost meanwhile: the new owner finds the job `submitting` and reconciles it by its key.
+  if (!stored) logger.warn({ job_id: job.id, upstream_id: upstreamId }, 'job submitted but its lease was lost before the upstream id was stored; the new owner reconciles it');
+  return { kind: 'submitted' };
+}
+
+/** A submit whose outcome cannot be known at a vendor without an idempotency key: fail, release, say why. */
+async function failUncertain(step: JobStep, job: Job, provider: string, error?: unknown): Promise<void> {
+  const message =
+    `the gateway could not learn whether ${provider} received this job (${error ? `the submit was cut off: ${(error as Error).message}` : 'its runner stopped before the answer to the submit was stored'}), ` +
+    `and ${provider} offers no idempotency key or job list to find out; the job was failed and nothing was charged rather than risk paying for it twice`;
+  step.services.logger.error({ err: error, job_id: job.id, provider }, 'job submit outcome unknown at a vendor without idempotency; failing the job and releasing its hold');
+  await step.services.jobs.fail(job, step.owner, { code: 'submit_uncertain', message });
+}
+
+/**
+ * Whether a failed submit shows the vendor made nothing: it answered with an error status (or
+ * an error envelope), or the connection was refused before the request left. A timeout, a cut
+ * connection or a 2xx that could not be read may hide a job the vendor made. With an
+ * idempotency key, 500, 502 and 504 count as unknown too (the work may have run behind them):
+ * re-sending with the key is free, while moving to another route could pay twice. Without a
+ * key they stay refusals — failing every job on a passing 502 would cost more than the rare
+ * double job they might hide.
+ */
+function isRefusal(error: unknown, keyed: boolean): error is UpstreamError {
+  if (!(error instanceof UpstreamError)) return false;
+  if (error.upstreamType === 'connection_refused') return true;
+  if (error.status === 0 || error.upstreamType === 'timeout' || error.upstreamType === 'invalid_response' || error.upstreamType === 'response_too_large') return false;
+  if (keyed && (error.status === 500 || error.status === 502 || error.status === 504)) return false;
+  return true;
+}
+
+/** The upstream request of a job: its stored request, with file inputs read back from storage. */
+async function upstreamRequest(step: JobStep, job: Job): Promise<unknown> {
+  const { files } = step.services;
+  const input = async (id: unknown): Promise<InputFile | undefined> => {
+    if (typeof id !== 'number') return undefined;
+    const file = await files.get(null, id);
+    if (!file) throw new Error(`input file ${id} of job ${job.id} is gone`);
+    return { data: await files.read(file), mediaType: file.mediaType, filename: file.filename ?? `input-${id}` };
+  };
+  return jobKinds[job.kind].upstreamRequest(job.request, input);
+}
