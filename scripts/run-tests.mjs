@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: builds (the CLI tests run the compiled binary), points the storage tests at
+// `npm test`: builds (the suites that start processes run the compiled binary), points the storage tests at
 // PostgreSQL and Redis when they answer on their standard local ports, runs ava, then prints
 // how many tests ran on each backend and one closing line "N passed, N failed".
 // A test whose backend is missing is listed by ava as "- [skip] … (SKIPPED: … is not set)".
 // GATEWAY_TEST_REQUIRE_BACKENDS=1 (set by .ci/run) fails the run when SQLite, PostgreSQL or
 // Redis ran no test at all. A variable set to the empty string (GATEWAY_TEST_PG_URL=) means
 // "run without it": it is not looked for on its standard port.
+// --fast (`npm run test:fast`): only the in-process suites, without building (no dist/ needed);
+// --processes (`npm run test:processes`): only the suites that start processes (scripts/test-suites.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { reachable } from './reachable.mjs';
@@ -13,6 +15,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const argv = process.argv.slice(2);
+const fast = argv.includes('--fast');
+const processesOnly = argv.includes('--processes');
+const avaArgs = argv.filter((arg) => arg !== '--fast' && arg !== '--processes');
+const avaConfig = fast ? ['--config', 'ava.fast.config.mjs'] : processesOnly ? ['--config', 'ava.processes.config.mjs'] : [];
 const env = { ...process.env };
 const requireBackends = env.GATEWAY_TEST_REQUIRE_BACKENDS === '1';
 
@@ -23,16 +30,18 @@ if (env.GATEWAY_TEST_REDIS_URL === undefined && (await reachable(6379))) env.GAT
 if (!env.GATEWAY_TEST_REDIS_URL) missing.push('Redis (set GATEWAY_TEST_REDIS_URL or start it on 127.0.0.1:6379)');
 for (const name of missing) console.error(`\n!!! ${name} is not available: its tests are SKIPPED${requireBackends ? ' and the run FAILS (GATEWAY_TEST_REQUIRE_BACKENDS=1)' : ''}.\n`);
 
-console.error('building…');
-const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit', env });
-if (build.status !== 0) {
-  console.log('0 passed, 1 failed');
-  process.exit(1);
+if (!fast) {
+  console.error('building…');
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit', env });
+  if (build.status !== 0) {
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
 }
 
 const reportDir = mkdtempSync(path.join(tmpdir(), 'gw-test-report-'));
 env.GATEWAY_TEST_REPORT_DIR = reportDir;
-const ava = spawn('npx', ['ava', ...process.argv.slice(2)], { cwd: root, env, stdio: ['inherit', 'pipe', 'pipe'] });
+const ava = spawn('npx', ['ava', ...avaConfig, ...avaArgs], { cwd: root, env, stdio: ['inherit', 'pipe', 'pipe'] });
 let output = '';
 for (const stream of [ava.stdout, ava.stderr]) {
   stream.on('data', (chunk) => {

@@ -1,0 +1,38 @@
+// Which test files start processes: the compiled `gateway` binary (CLI, serve, worker, simulate),
+// install.sh, or node itself (the README examples). They need `npm run build` first and take
+// most of the suite's time, so they run apart from the in-process tests:
+//   npm test            both (builds dist/ first)
+//   npm run test:fast   the in-process tests only, no build, no dist/ needed
+// test/suites.test.ts fails when a test file starts processes and is not listed here, or is
+// listed and does not.
+export const processSuites = [
+  'test/cli/**/*.test.ts',
+  'test/install/**/*.test.ts',
+  'test/chaos/**/*.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/docs/readme-examples.test.ts',
+  'test/e2e/hold-owners-crash.test.ts',
+  'test/e2e/jobs-crash.test.ts',
+  'test/e2e/jobs-multi-instance.test.ts',
+  'test/e2e/jobs-submit-once.test.ts',
+  'test/e2e/key-cache.test.ts',
+  'test/e2e/usage-with-charge.test.ts',
+  'test/http/hostile-bodies.test.ts',
+  'test/http/rate-limit-redis.test.ts',
+];
+
+export const allSuites = ['test/**/*.test.ts'];
+
+/** Whether `file` (relative to the repository, with /) is one of the process suites. */
+export function isProcessSuite(file) {
+  return processSuites.some((glob) => globToRegExp(glob).test(file));
+}
+
+/** The two wildcards used above: `**` (any folders, none included) and `*` (within one name). */
+function globToRegExp(glob) {
+  const pattern = glob
+    .split('**/')
+    .map((part) => part.split('*').map((text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .join('(?:[^/]+/)*');
+  return new RegExp(`^${pattern}$`);
+}
