@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../src/cli/base-command.js';
 
 export default class Migrate extends GatewayCommand {
-  static override description = 'Apply database migrations (also done by install.sh and at serve start)';
+  static override description = 'Apply database migrations (also done by install.sh and when serve or worker starts)';
+  static override examples = ['<%= config.bin %> migrate', '<%= config.bin %> migrate --status --json', 'GATEWAY_DATABASE_URL=postgres://gateway@db/gateway <%= config.bin %> migrate'];
   static override flags = {
     status: Flags.boolean({ description: 'list applied and pending migrations, change nothing', default: false, exclusive: ['rollback'] }),
     rollback: Flags.boolean({ description: 'undo the last batch of migrations', default: false }),

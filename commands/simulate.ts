@@ -6,7 +6,7 @@ import { startSimulator } from '../src/sim/server.js';
 // on another machine). It needs no database and no configuration file, so it does not open
 // the services: it only listens until SIGTERM or SIGINT.
 export default class Simulate extends GatewayCommand {
-  static override description = 'Run the built-in upstream simulator (OpenAI chat completions, Anthropic messages) until SIGTERM or SIGINT';
+  static override description = 'Run the built-in upstream simulator alone (OpenAI chat, images, audio, embeddings, videos; Anthropic messages; System One; Stability upscale; Suno-style music; the video upscaler) until SIGTERM or SIGINT';
   static override examples = ['<%= config.bin %> simulate', '<%= config.bin %> simulate --port 9000 --json'];
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),

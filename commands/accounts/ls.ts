@@ -4,6 +4,7 @@ import { presentAccount } from '../../src/cli/present.js';
 
 export default class AccountsLs extends GatewayCommand {
   static override description = 'List accounts with their balances';
+  static override examples = ['<%= config.bin %> accounts ls', { description: 'JSON: {object: "list", data: [accounts], has_more: false}', command: '<%= config.bin %> accounts ls --json' }];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AccountsLs);

@@ -4,6 +4,7 @@ import { presentAccount } from '../../src/cli/present.js';
 
 export default class AccountsShow extends GatewayCommand {
   static override description = 'Show one account, including its webhook signing secret';
+  static override examples = ['<%= config.bin %> accounts show acme', '<%= config.bin %> accounts show acc_… --json'];
   static override args = { account: Args.string({ description: 'account id (acc_…) or name', required: true }) };
 
   async run(): Promise<void> {

@@ -5,6 +5,7 @@ import { pagedList } from '../../src/cli/list-output.js';
 
 export default class BalanceHistory extends GatewayCommand {
   static override description = 'Show the ledger of an account, newest first (the same rows as GET /v1/history)';
+  static override examples = ['<%= config.bin %> balance history --account acme', { description: 'the next page: pass next_cursor of the previous --json page', command: '<%= config.bin %> balance history --account acme --limit 20 --cursor NEXT_CURSOR --json' }];
   static override flags = {
     account: Flags.string({ description: 'account id or name', required: true }),
     limit: Flags.integer({ description: 'rows per page', min: 1, max: 200, default: 50 }),

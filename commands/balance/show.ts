@@ -4,6 +4,7 @@ import { presentBalance } from '../../src/cli/present.js';
 
 export default class BalanceShow extends GatewayCommand {
   static override description = 'Show an account balance: total, held by running requests, available';
+  static override examples = ['<%= config.bin %> balance show --account acme', '<%= config.bin %> balance show --account acme --json'];
   static override flags = { account: Flags.string({ description: 'account id or name', required: true }) };
 
   async run(): Promise<void> {

@@ -3,6 +3,7 @@ import { openFiles } from '../../src/services.js';
 
 export default class FilesGc extends GatewayCommand {
   static override description = 'Remove expired temporary files and their bytes now (the job runner also does it every minute)';
+  static override examples = ['<%= config.bin %> files gc', '<%= config.bin %> files gc --json'];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(FilesGc);

@@ -5,6 +5,7 @@ import { openFiles } from '../../src/services.js';
 
 export default class FilesKeep extends GatewayCommand {
   static override description = "Keep a file permanently (it no longer expires), within its account's storage.permanent_quota";
+  static override examples = ['<%= config.bin %> files keep 42'];
   static override args = { id: Args.integer({ description: 'file id', required: true, min: 1 }) };
 
   async run(): Promise<void> {

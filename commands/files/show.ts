@@ -5,6 +5,7 @@ import { openFiles } from '../../src/services.js';
 
 export default class FilesShow extends GatewayCommand {
   static override description = 'Show one stored file';
+  static override examples = ['<%= config.bin %> files show 42 --json'];
   static override args = { id: Args.integer({ description: 'file id', required: true, min: 1 }) };
 
   async run(): Promise<void> {

@@ -5,6 +5,7 @@ import { openJobStore } from '../../src/services.js';
 
 export default class JobsCancel extends GatewayCommand {
   static override description = 'Cancel a queued or running job: its hold is released, nothing is charged (the upstream may still finish its part)';
+  static override examples = ['<%= config.bin %> jobs cancel video_…', { description: 'exits 1 with the error on stderr if the job had already ended', command: '<%= config.bin %> jobs cancel music_… --json' }];
   static override args = { id: Args.string({ description: 'job id (video_… or music_…)', required: true }) };
 
   async run(): Promise<void> {

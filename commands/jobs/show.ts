@@ -5,6 +5,7 @@ import { openJobStore } from '../../src/services.js';
 
 export default class JobsShow extends GatewayCommand {
   static override description = 'Show one async job: its public object plus what the operator needs (upstream, hold, errors)';
+  static override examples = ['<%= config.bin %> jobs show video_…', '<%= config.bin %> jobs show music_… --json'];
   static override args = { id: Args.string({ description: 'job id (video_… or music_…)', required: true }) };
 
   async run(): Promise<void> {

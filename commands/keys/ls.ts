@@ -5,6 +5,7 @@ import { presentKey } from '../../src/cli/present.js';
 
 export default class KeysLs extends GatewayCommand {
   static override description = 'List API keys (never their secrets)';
+  static override examples = ['<%= config.bin %> keys ls', { description: 'JSON: {object: "list", data: [keys], has_more: false}; never the secret', command: '<%= config.bin %> keys ls --account acme --json' }];
   static override flags = { account: Flags.string({ description: 'only this account (id or name)' }) };
 
   async run(): Promise<void> {

@@ -4,6 +4,7 @@ import { presentKey } from '../../src/cli/present.js';
 
 export default class KeysRevoke extends GatewayCommand {
   static override description = 'Revoke an API key; it is refused from the very next request';
+  static override examples = ['<%= config.bin %> keys revoke key_…'];
   static override args = { id: Args.string({ description: 'key id (key_…)', required: true }) };
 
   async run(): Promise<void> {

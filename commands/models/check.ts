@@ -3,6 +3,7 @@ import { checkCatalog } from '../../src/catalog/check.js';
 
 export default class ModelsCheck extends GatewayCommand {
   static override description = 'Validate the catalog: required prices per model type, sane price bounds, reachable routes. Exits 1 on errors.';
+  static override examples = ['<%= config.bin %> models check', '<%= config.bin %> models check --config config/gateway.yaml --json'];
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ModelsCheck);

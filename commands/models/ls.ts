@@ -4,6 +4,7 @@ import { wholeList } from '../../src/cli/list-output.js';
 
 export default class ModelsLs extends GatewayCommand {
   static override description = 'List the model catalog as loaded, with whether each model is enabled';
+  static override examples = ['<%= config.bin %> models ls', '<%= config.bin %> models ls --all --json'];
   static override flags = { all: Flags.boolean({ description: 'include disabled models (their provider key is not set)', default: false }) };
 
   async run(): Promise<void> {
