@@ -93,7 +93,11 @@ export class Checker {
     return findings;
   }
 
-  /** Polls until nothing is left settling but what an earlier round already counted as lost. */
+  /**
+   * Polls until nothing is left settling but what an earlier round already counted as lost. The
+   * deadline is the chaos run's settle window (settleMs, docs/development.md): what has not
+   * settled within it is the run's finding, counted as lost, not a test that hangs.
+   */
   private async waitForSettling() {
     const until = Date.now() + this.settleMs;
     const isNew = (kind: LossKind, id: string | number) => !this.counted.get(kind)!.has(String(id));

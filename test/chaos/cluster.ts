@@ -70,7 +70,7 @@ class ManagedProcess {
         return;
       } catch (error) {
         if (Date.now() > until) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 500)); // before the next start attempt (the database may be cut for seconds)
       }
     }
   }

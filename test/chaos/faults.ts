@@ -47,7 +47,11 @@ export interface FaultContext {
   readonly hostileOutcomes: HostileOutcome[];
 }
 
-/** Waits (up to `timeoutMs`) for `condition`; returns whether it held. */
+/**
+ * Picks the moment of a fault: waits (up to `timeoutMs`) for `condition` (load in flight) and
+ * returns whether it held; the fault is injected either way. Fault timing, not a wait for a
+ * result (the chaos checks await results: checks.ts).
+ */
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -77,9 +81,9 @@ export async function injectFault(kind: FaultKind, context: FaultContext): Promi
         const claimed = await cluster.database.db('jobs').whereNotNull('lease_owner').whereNotIn('status', ['completed', 'failed', 'cancelled']).first('id').catch(() => undefined);
         return claimed !== undefined;
       }, 3000);
-      await sleep(random.int(0, 300));
+      await sleep(random.int(0, 300)); // into the submit or poll
       await worker.kill();
-      await sleep(random.int(200, 1000));
+      await sleep(random.int(200, 1000)); // jobs meet no worker meanwhile
       await worker.start();
       return;
     }
@@ -88,7 +92,7 @@ export async function injectFault(kind: FaultKind, context: FaultContext): Promi
       const proxy = kind === 'cut-postgres' ? cluster.databaseProxy : cluster.redisProxy;
       if (!proxy) throw new Error(`${kind} needs the PostgreSQL backend`);
       proxy.cut();
-      await sleep(random.int(2000, 4000));
+      await sleep(random.int(2000, 4000)); // how long the outage lasts
       proxy.restore();
       return;
     }

@@ -107,6 +107,7 @@ export async function sendHostileInputs(cluster: Cluster, account: ChaosAccount)
       // If the input killed the process (its death is counted by the checks), bring it back so
       // the next input is judged on its own.
       const until = Date.now() + 2000;
+      // Up to 2 s to see whether the process died (a live one that did not answer is a finding, not restarted).
       while (steady.alive && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
       if (!steady.alive) await steady.start();
     }

@@ -56,7 +56,7 @@ export class Load {
     while (Date.now() < until) {
       const urls = this.cluster.serveUrls();
       if (urls.length === 0) {
-        await sleep(100);
+        await sleep(100); // every serve process is down (killed by a fault): the lane idles until one is back
         continue;
       }
       const url = this.random.pick(urls);
