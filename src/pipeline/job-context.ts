@@ -22,6 +22,8 @@ export interface JobStepServices {
   readonly routeCooldowns: Map<string, number>;
   readonly files: Files;
   readonly jobs: JobStore;
+  /** The process's clock (services.now): route pauses are measured on it, as for chat and media. */
+  readonly now: () => number;
 }
 
 /** The lease of the job a step is working on, kept alive by its runner's heartbeat. */

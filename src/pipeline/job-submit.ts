@@ -26,7 +26,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
   const { services, owner } = step;
   const { jobs, logger, routeCooldowns } = services;
   const request = await upstreamRequest(step, job);
-  const routes = availableRoutes(model.routes, routeCooldowns);
+  const routes = availableRoutes(model.routes, routeCooldowns, services.now());
   let lastError: UpstreamError | undefined;
   if (routes.length > 0) {
     try {
@@ -41,6 +41,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
         },
         // Refused: nothing was made upstream, so another route may take it if the refusal is transient.
         (error) => error instanceof UpstreamError && error.retryable,
+        services.now,
       );
       return;
     } catch (error) {
