@@ -40,7 +40,9 @@ testOnBackends('images: n=2 gives two decodable PNGs, two images charged exactly
   t.is(BigInt(history[0].charged_units), 150_300n);
   const files = await database.db('files').whereIn('id', history.flatMap((h: any) => JSON.parse(h.file_ids)));
   t.is(files.length, 2);
-  t.true(files.every((f: any) => f.media_type === 'image/png' && Number(f.bytes) > 0));
+  t.deepEqual(files.map((f: any) => f.media_type), ['image/png', 'image/png']);
+  const sizes = (list: number[]) => list.sort((a, b) => a - b);
+  t.deepEqual(sizes(files.map((f: any) => Number(f.bytes))), sizes(images.data!.map((image) => Buffer.from(image.b64_json!, 'base64').length)), 'each stored file is the image answered');
   t.is((await gateway.services.ledger.balance(client.accountId)).heldUnits, 0n);
 });
 

@@ -31,6 +31,7 @@ testOnBackends('reasoning effort: off, the spec names and the aliases are accept
     t.is(responseOff.status, 'completed', `${model} responses off`);
   }
   const top = await openai.chat.completions.create({ model: 't/top', reasoning_effort: 'max' as never, messages: [{ role: 'user', content: 'hi' }] });
+  // How long the simulator thinks is its own choice; that the effort reached it is what counts here.
   t.true(top.usage!.completion_tokens_details!.reasoning_tokens! > 0);
   const alias = await openai.responses.create({ model: 't/top', reasoning: { effort: 'xhigh' }, input: 'hi' });
   t.is(alias.status, 'completed');
@@ -50,6 +51,7 @@ testOnBackends('reasoning tokens are reported: chat completion_tokens_details an
     const model = `${kind}/reasoning`;
     const chat = await openai.chat.completions.create({ model, reasoning_effort: 'high', messages: [{ role: 'user', content: 'Why is the sky blue?' }] });
     const chatReasoning = chat.usage!.completion_tokens_details!.reasoning_tokens!;
+    // The simulator's reasoning length is its own; reported, and a part of the completion, is the claim.
     t.true(chatReasoning > 0 && chatReasoning < chat.usage!.completion_tokens, `${model} chat: ${chatReasoning}`);
     const streamed = await openai.chat.completions
       .stream({ model, reasoning_effort: 'high', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Why is the sky blue?' }] })
