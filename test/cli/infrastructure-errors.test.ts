@@ -71,7 +71,7 @@ test('a SQLite database that is not migrated, or not there: commands other than 
   // migrate creates it; then the command works. serve migrates itself at start (test/cli/serve.test.ts).
   t.is((await runCli(['migrate'], cliEnv(undefined, { GATEWAY_DATABASE_URL: `sqlite:${absent}` }))).exitCode, 0);
   const listed = await runCli(['accounts', 'ls', '--json'], cliEnv(undefined, { GATEWAY_DATABASE_URL: `sqlite:${absent}` }));
-  t.deepEqual([listed.exitCode, JSON.parse(listed.stdout)], [0, []]);
+  t.deepEqual([listed.exitCode, JSON.parse(listed.stdout)], [0, { object: 'list', data: [], has_more: false }]);
   countRun('sqlite');
 });
 
