@@ -88,7 +88,7 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
         if (!failure) files.push({ field, file: { data: Buffer.concat(chunks), mediaType: info.mimeType, filename: info.filename ?? field } });
       });
     });
-    parser.on('filesLimit', () => fail(new GatewayError('too_many_files', `At most ${limits.maxFiles} files can be uploaded at once.`)));
+    parser.on('filesLimit', () => fail(new GatewayError('too_many_files', `At most ${limits.maxFiles} ${limits.maxFiles === 1 ? 'file' : 'files'} can be uploaded at once.`)));
     parser.on('fieldsLimit', () => fail(new GatewayError('too_many_fields', `At most ${maxFields} form fields can be sent at once.`)));
     parser.on('error', (error: Error) => fail(malformed(error.message)));
     parser.on('close', () => {

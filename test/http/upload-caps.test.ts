@@ -54,7 +54,7 @@ testOnBackends('reference uploads: 25 MB + 1 byte is a 413 file_too_large while 
     const two = await post(path, fields, tiny(field, 2));
     t.is(two.status, 413, `${path}: ${JSON.stringify(two.body)}`);
     t.is(two.body.error.code, 'too_many_files', path);
-    t.is(two.body.error.message, 'At most 1 files can be uploaded at once.', path);
+    t.is(two.body.error.message, 'At most 1 file can be uploaded at once.', path);
   }
   await nothingKept('too many files');
 });
