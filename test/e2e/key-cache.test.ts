@@ -8,6 +8,7 @@ import { KeyNotLiveError } from '../../src/billing/errors.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { startChatGateway } from '../helpers/chat-gateway.js';
 import { cliEnv, runCliJson } from '../helpers/cli.js';
+import { createClient, processEnv, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
 
 const freeModel = { id: 't/free', name: 'free', type: 'text', route: { provider: 'openai', model: 'chat' }, pricing: { per_1m_input_tokens: '0', per_1m_output_tokens: '0' } };
 
@@ -77,31 +78,36 @@ testOnBackends('the key cache answers only where asked; a plain lookup sees a re
   t.is(await apiKeys.authenticate(key, { cached: true }), null, 'and the revoked key left the cache');
 });
 
-testOnBackends('a key revoked while two serving processes have it cached is refused by both on their next request', async (t, database) => {
-  // Two gateways on one database share nothing else, as two `serve` processes: each has its own key cache.
-  const first = await startChatGateway(t, database);
-  const second = await startChatGateway(t, database);
-  const { accountId, key, keyId } = await first.newClient({ balanceUnits: 1_000_000n });
-  const clients = [first, second].map((gateway) => ({
-    gateway,
-    openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 }),
-    anthropic: new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 }),
+testOnBackends('a key revoked while two `serve` processes have it cached is refused by both on their next request', async (t, database) => {
+  // Two real serve processes on one database, each with its own key cache; a third (the CLI) revokes.
+  const simulator = await startSimulatorProcess(t);
+  const env = processEnv(writeSharedConfig(simulator.url), database);
+  const { accountId, key } = await createClient(database, 1_000_000n);
+  const keyId = ((await database.db('api_keys').where({ account_id: accountId }).first()) as { id: string }).id;
+  const servers = [await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env), await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env)];
+  for (const server of servers) t.teardown(() => server.stop());
+  const clients = servers.map((server) => ({
+    server,
+    openai: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: server.url, apiKey: key, maxRetries: 0 }),
   }));
-  for (const { openai, anthropic } of clients) {
-    await routes['chat completions']!({ openai, anthropic }); // served: now in this process's cache
-    await routes.messages!({ openai, anthropic });
-  }
-  const balanceBefore = await first.services.ledger.balance(accountId);
+  const ask: Record<string, Call> = {
+    'chat completions': ({ openai }) => openai.chat.completions.create({ model: 'sim/chat', messages: [{ role: 'user', content: 'hi' }] }),
+    messages: ({ anthropic }) => anthropic.messages.create({ model: 'sim/chat', max_tokens: 300, messages: [{ role: 'user', content: 'hi' }] }),
+  };
+  for (const { openai, anthropic } of clients) for (const call of Object.values(ask)) await call({ openai, anthropic }); // now in both caches
+  const balance = async () => (await database.db('accounts').where({ id: accountId }).first()) as { balance_units: unknown; held_units: unknown };
+  const before = await balance();
 
-  await runCliJson(['keys', 'revoke', keyId], cliEnv(database)); // a third process revokes it
+  await runCliJson(['keys', 'revoke', keyId], cliEnv(database));
 
-  for (const [index, { gateway, openai, anthropic }] of clients.entries()) {
-    for (const route of ['chat completions', 'messages']) {
-      const error = (await t.throwsAsync(routes[route]!({ openai, anthropic }), undefined, `${route} on process ${index + 1}`)) as { status?: number; message: string };
+  for (const [index, { server, openai, anthropic }] of clients.entries()) {
+    for (const [route, call] of Object.entries(ask)) {
+      const error = (await t.throwsAsync(call({ openai, anthropic }), undefined, `${route} on process ${index + 1}`)) as { status?: number; message: string };
       t.is(error.status, 401, `${route} on process ${index + 1}`);
       t.regex(error.message, /revoked/);
     }
-    t.is((await fetch(`${gateway.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } })).status, 401, `history on process ${index + 1}`);
+    t.is((await fetch(`${server.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } })).status, 401, `history on process ${index + 1}`);
   }
-  t.deepEqual(await second.services.ledger.balance(accountId), balanceBefore, 'nothing charged or held after the revocation');
+  t.deepEqual(await balance(), before, 'nothing charged or held after the revocation');
 });
