@@ -6,7 +6,14 @@
 // test/suites.test.ts fails when a test file starts processes and is not listed here, or is
 // listed and does not.
 export const processSuites = [
-  'test/cli/**/*.test.ts',
+  'test/cli/cli.test.ts',
+  'test/cli/error-catalog.test.ts',
+  'test/cli/files-cli.test.ts',
+  'test/cli/infrastructure-errors.test.ts',
+  'test/cli/jobs-cli.test.ts',
+  'test/cli/serve-drain.test.ts',
+  'test/cli/serve-redis-down.test.ts',
+  'test/cli/serve.test.ts',
   'test/install/**/*.test.ts',
   'test/chaos/**/*.test.ts',
   'test/bench/**/*.test.ts',
