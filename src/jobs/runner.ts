@@ -80,8 +80,8 @@ export class JobRunner {
         .finally(() => {
           this.delivering = undefined;
         });
-      if (Date.now() - this.lastGarbageAt > garbageIntervalMs) {
-        this.lastGarbageAt = Date.now();
+      if (this.services.now() - this.lastGarbageAt > garbageIntervalMs) {
+        this.lastGarbageAt = this.services.now();
         const removed = await files.collectGarbage();
         if (removed.files > 0) logger.info(removed, 'expired files removed');
       }
@@ -105,7 +105,7 @@ export class JobRunner {
       const retryInMs = backoffMs(job.polls);
       logger.error({ err: error, job_id: job.id, retry_in_ms: retryInMs }, 'job step failed; retrying later');
       try {
-        await jobs.reschedule(job, this.owner, { nextRunAt: Date.now() + retryInMs, polled: true });
+        await jobs.reschedule(job, this.owner, { nextRunAt: this.services.now() + retryInMs, polled: true });
       } catch (rescheduleError) {
         // Not swallowed: a job whose retry cannot be stored is looked at again only when its
         // lease runs out, and whoever reads the log must see that it is stuck, and why.

@@ -28,7 +28,7 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
     } catch (error) {
       if (lease.lost) return;
       logger.warn({ err: error, job_id: job.id }, 'job result download failed; retrying');
-      await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
+      await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls), polled: true });
       return;
     }
     if (!(await jobs.renewLease(job, owner))) return; // another runner or the operator took over

@@ -31,10 +31,10 @@ export async function pollJob(step: JobStep, job: Job, model: CatalogModel): Pro
     }
     const wait = error instanceof UpstreamError && error.retryAfterMs ? error.retryAfterMs : backoffMs(job.polls);
     logger.warn({ err: error, job_id: job.id }, 'job poll failed; retrying');
-    await jobs.reschedule(job, owner, { nextRunAt: Date.now() + wait, polled: true });
+    await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
     return;
   }
-  const next = Date.now() + backoffMs(job.polls);
+  const next = services.now() + backoffMs(job.polls);
   switch (state.state) {
     case 'queued':
     case 'running':

@@ -10,7 +10,7 @@ import { reconcileJob, submitJobUpstream } from './job-submit.js';
 
 export async function advanceJob(step: JobStep, job: Job): Promise<void> {
   const { services, owner } = step;
-  if (Date.now() >= job.deadlineAt) {
+  if (services.now() >= job.deadlineAt) {
     await services.jobs.fail(job, owner, { code: 'deadline_exceeded', message: `the job did not finish within ${Math.round(services.config.jobs.deadlineMs / 1000)} s` });
     return;
   }

@@ -62,7 +62,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
     logger.warn({ err: lastError, job_id: job.id }, 'job submit failed; retrying');
   }
   // Every route refused outright: nothing was made upstream, the next attempt starts afresh.
-  await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls + 2), polled: true, submitState: null });
+  await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls + 2), polled: true, submitState: null });
 }
 
 /**
@@ -98,7 +98,7 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   // `submitting` on this route, to be re-sent with the same key — never to another route.
   const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
   logger.warn({ err: error, job_id: job.id, provider }, 'job re-send refused for now; retrying with the same key');
-  await jobs.reschedule(job, owner, { nextRunAt: Date.now() + wait, polled: true });
+  await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
 }
 
 type SendOutcome = { kind: 'submitted' | 'handled' } | { kind: 'refused'; error: UpstreamError };
@@ -128,11 +128,11 @@ async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: s
       return { kind: 'handled' };
     }
     logger.warn({ err: error, job_id: job.id, provider: upstream.name }, 'job submit outcome unknown; re-sending with the same idempotency key');
-    await jobs.reschedule(job, owner, { nextRunAt: Date.now() + backoffMs(job.polls), polled: true });
+    await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls), polled: true });
     return { kind: 'handled' };
   }
   logger.info({ job_id: job.id, provider: upstream.name, upstream_id: upstreamId, submits: job.submits + 1 }, 'job submitted upstream');
-  const stored = await jobs.reschedule(job, owner, { upstreamId, provider: upstream.name, upstreamModel, nextRunAt: Date.now() + backoffMs(0) });
+  const stored = await jobs.reschedule(job, owner, { upstreamId, provider: upstream.name, upstreamModel, nextRunAt: services.now() + backoffMs(0) });
   // Lost meanwhile: the new owner finds the job `submitting` and reconciles it by its key.
   if (!stored) logger.warn({ job_id: job.id, upstream_id: upstreamId }, 'job submitted but its lease was lost before the upstream id was stored; the new owner reconciles it');
   return { kind: 'submitted' };
