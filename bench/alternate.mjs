@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// CPU per request of two builds, measured alternately in one sitting: on a shared VM whole
+// benchmark runs drift by 20% and more between minutes, so two builds are compared round by
+// round (base, head; then head, base; …), each round starting both afresh on SQLite, and the
+// medians are compared. The figure is the gateway process's CPU time over the requests it
+// answered at 50 connections (non-stream, then 20-chunk streams), after a warm-up.
+//
+//   node bench/alternate.mjs --base /path/to/old/checkout --head /path/to/new/checkout [--rounds 3] [--seconds 8]
+// Each checkout must be built (npm run build).
+import path from 'node:path';
+import { option } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resolve(option(args, 'head', '.')) };
+const rounds = Number(option(args, 'rounds', '3'));
+const seconds = Number(option(args, 'seconds', '8'));
+const results = { base: [], head: [] };
+
+for (let round = 0; round < rounds; round++) {
+  for (const name of round % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
+    const lib = await import(path.join(builds[name], 'bench', 'lib.mjs'));
+    const simulator = await lib.startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
+    const { dir, configPath } = lib.writeBenchConfig(simulator.url);
+    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir };
+    const key = lib.prepareAccount(env);
+    const gateway = await lib.startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
+    const pid = lib.listeningPid(new URL(gateway.url).port);
+    const target = { base: gateway.url, key, model: 'bench/chat', headers: {} };
+    await lib.saturate(target, { connections: 50, seconds: 3, stream: false, pid });
+    const plain = await lib.saturate(target, { connections: 50, seconds, stream: false, pid });
+    const stream = await lib.saturate(target, { connections: 50, seconds, stream: true, pid });
+    if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
+    results[name].push({ plain: plain.cpuMsPerRequest, stream: stream.cpuMsPerRequest });
+    console.log(`round ${round + 1} ${name}: CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s)`);
+    await lib.stop(gateway);
+    await lib.stop(simulator);
+  }
+}
+const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+for (const name of ['base', 'head']) {
+  console.log(`${name} median: ${median(results[name].map((r) => r.plain)).toFixed(3)} non-stream, ${median(results[name].map((r) => r.stream)).toFixed(3)} stream (CPU ms per request)`);
+}
