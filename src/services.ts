@@ -17,7 +17,7 @@ import type { Upstream } from './vendors/shared/http-transport.js';
 import { createUpstreams, needsSimulator } from './vendors/upstreams.js';
 import { createKeyv } from './cache/keyv.js';
 import { openRedisConnection, redactRedisUrl as redactRedisUrlOf, type RedisConnection } from './cache/redis-connection.js';
-import { LocalBlobStore } from './storage/blob-store.js';
+import { openBlobStore } from './storage/open-blob-store.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
@@ -98,7 +98,7 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
 
 /** Stored files over a process's database and blob store (the CLI's `files` commands use it alone). */
 export function openFiles(services: Services): Files {
-  return new Files(services.db, new LocalBlobStore(services.config.storage.dir), services.config.storage.tempTtlMs, services.now);
+  return new Files(services.db, openBlobStore(services.config.storage.blobs), services.config.storage.tempTtlMs, services.now);
 }
 
 /** The job store over a process's database (the CLI's `jobs` commands use it alone). */

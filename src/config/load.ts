@@ -47,7 +47,7 @@ export interface Config {
   readonly dataDir: string;
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
   readonly cache: { readonly url: string; readonly timeoutMs: number; readonly onUnavailable: 'open' | 'closed' };
-  readonly storage: { readonly dir: string; readonly tempTtlMs: number; readonly permanentQuotaBytes: number };
+  readonly storage: { readonly dir: string; readonly tempTtlMs: number; readonly permanentQuotaBytes: number; readonly blobs: BlobStoreConfig };
   readonly keys: { readonly prefix: string };
   readonly rateLimit: { readonly requestsPerMinute: number };
   readonly currency: { readonly usdRub: string };
@@ -59,6 +59,26 @@ export interface Config {
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
 }
+
+/** Where file bytes live: storage.blobs with its secrets read from the environment (see schema.ts). */
+export type BlobStoreConfig =
+  | { readonly kind: 'local'; readonly dir: string; readonly shared: boolean }
+  | {
+      readonly kind: 's3';
+      readonly endpoint: string | undefined;
+      readonly region: string;
+      readonly bucket: string;
+      readonly prefix: string;
+      readonly forcePathStyle: boolean;
+      /** Both set, or neither (then the AWS SDK's own credential chain applies). */
+      readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+      /**
+       * Why the credentials named in the file could not be read (an unset variable), reported
+       * when the store is opened: commands that never touch files keep working without them.
+       */
+      readonly credentialsProblem: string | undefined;
+      readonly partSizeBytes: number;
+    };
 
 export class ConfigError extends Error {
   constructor(
@@ -206,6 +226,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   const logLevel = env.GATEWAY_LOG_LEVEL || file.log.level;
   if (!logLevels.includes(logLevel as (typeof logLevels)[number])) envProblems.push(`GATEWAY_LOG_LEVEL: expected one of ${logLevels.join(', ')}, got "${logLevel}"`);
   if (envProblems.length > 0) throw new ConfigError('the environment', envProblems);
+  const storageDir = env.GATEWAY_DATA_DIR || !file.storage.dir ? path.join(dataDir, 'files') : resolve(file.storage.dir);
   const providers: Record<string, ProviderConfig> = {};
   for (const [name, provider] of Object.entries(file.providers)) {
     const apiKey = provider.api_key_env ? env[provider.api_key_env] || undefined : undefined;
@@ -236,9 +257,10 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },
     cache: { url: cacheUrl, timeoutMs: parseDuration(file.cache.timeout), onUnavailable: file.cache.on_unavailable },
     storage: {
-      dir: env.GATEWAY_DATA_DIR || !file.storage.dir ? path.join(dataDir, 'files') : resolve(file.storage.dir),
+      dir: storageDir,
       tempTtlMs: parseDuration(file.storage.temp_ttl),
       permanentQuotaBytes: parseSize(file.storage.permanent_quota),
+      blobs: blobStoreConfig(file.storage.blobs, storageDir, env),
     },
     keys: { prefix: file.keys.prefix },
     rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
@@ -274,4 +296,30 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+function blobStoreConfig(blobs: ConfigFile['storage']['blobs'], dir: string, env: NodeJS.ProcessEnv): BlobStoreConfig {
+  if (blobs.kind === 'local') return { kind: 'local', dir, shared: blobs.shared };
+  const problems: string[] = [];
+  const unset = [blobs.access_key_id_env, blobs.secret_access_key_env].filter((name) => name !== undefined && !env[name]);
+  const accessKeyId = blobs.access_key_id_env === undefined ? undefined : env[blobs.access_key_id_env] || undefined;
+  const secretAccessKey = blobs.secret_access_key_env === undefined ? undefined : env[blobs.secret_access_key_env] || undefined;
+  if ((blobs.access_key_id_env === undefined) !== (blobs.secret_access_key_env === undefined)) {
+    problems.push('storage.blobs: set both access_key_id_env and secret_access_key_env, or neither (the AWS SDK then finds credentials itself)');
+  }
+  const partSizeBytes = parseSize(blobs.part_size);
+  if (partSizeBytes < 5 * 1024 * 1024) problems.push(`storage.blobs.part_size: S3 refuses parts smaller than 5MB, got ${blobs.part_size}`);
+  if (problems.length > 0) throw new ConfigError('the environment', problems);
+  return {
+    kind: 's3',
+    endpoint: blobs.endpoint,
+    region: blobs.region,
+    bucket: blobs.bucket,
+    prefix: blobs.prefix,
+    forcePathStyle: blobs.force_path_style,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    credentialsProblem:
+      unset.length === 0 ? undefined : `the S3 credentials are read from ${unset.join(' and ')} (storage.blobs), which ${unset.length === 1 ? 'is' : 'are'} not set in this process's environment`,
+    partSizeBytes,
+  };
 }

@@ -35,6 +35,37 @@ const providerSchema = z.strictObject({
   timeout: durationString.optional(),
 });
 
+const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as S3_ACCESS_KEY_ID');
+
+/**
+ * Where file bytes live (src/storage/blob-store.ts). `local`: the directory storage.dir, right for
+ * one machine; `shared: true` says that directory is the same for every instance (a network
+ * volume), which is what lets instances on several machines start on it. `s3`: any
+ * S3-compatible object store; credentials by environment variable name, never in the file
+ * (absent: the AWS SDK's own chain — its environment variables, a profile, an instance role).
+ */
+const blobStoreSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('local'),
+    shared: z.boolean().default(false),
+  }),
+  z.strictObject({
+    kind: z.literal('s3'),
+    /** Absent: AWS S3 itself for the region. */
+    endpoint: z.url().optional(),
+    region: z.string().min(1).default('us-east-1'),
+    bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'expected an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)'),
+    /** Put before every key ("gateway/"), so that one bucket can hold several installations. */
+    prefix: z.string().regex(/^([A-Za-z0-9!_.*'()-]+\/)*$/, 'expected folder names each ending in "/", such as "gateway/"').default(''),
+    /** Bucket in the path (http://host/bucket/key) instead of the host name: MinIO, Ceph, Garage, SeaweedFS need it. */
+    force_path_style: z.boolean().default(false),
+    access_key_id_env: environmentVariableName.optional(),
+    secret_access_key_env: environmentVariableName.optional(),
+    /** Objects larger than this are uploaded in parts of this size (S3's minimum is 5MB). */
+    part_size: sizeString.default('8MB'),
+  }),
+]);
+
 const routeSchema = z.strictObject({
   provider: z.string().min(1),
   model: z.string().min(1),
@@ -157,6 +188,7 @@ export const configSchema = z.strictObject({
       dir: z.string().min(1).optional(),
       temp_ttl: durationString.default('24h'),
       permanent_quota: sizeString.default('1GB'),
+      blobs: blobStoreSchema.prefault({ kind: 'local' }),
     })
     .prefault({}),
   keys: z

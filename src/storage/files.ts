@@ -2,9 +2,8 @@
 // (written first, atomically), the row here. Files are temporary (storage.temp_ttl) unless
 // kept; keeping is bounded by a per-account quota of permanent bytes; expired files lose
 // their bytes to the garbage collector (the runner's chore, and `gateway files gc`).
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { BlobStore } from './blob-store.js';
+import { type BlobStore, readAll } from './blob-store.js';
 import { newId } from '../util/ids.js';
 import { decodeIdCursor } from './cursor.js';
 
@@ -96,11 +95,10 @@ export class Files {
   /** Stores bytes for an account as a temporary file: the blob first, then the row. */
   async save(accountId: string, purpose: string, mediaType: string, data: Uint8Array, options: { filename?: string; expiresAt?: number; within?: Knex.Transaction } = {}): Promise<StoredFile> {
     const createdAt = this.now();
-    const sha256 = createHash('sha256').update(data).digest('hex');
     const day = new Date(createdAt).toISOString().slice(0, 10);
     // A random key (the row id is not known before the insert): no two files share bytes.
     const storageKey = `${day}/${newId('blob')}.${extensions[mediaType] ?? 'bin'}`;
-    await this.blobs.put(storageKey, data);
+    const { sha256 } = await this.blobs.put(storageKey, data, mediaType);
     const row = {
       account_id: accountId,
       purpose,
@@ -130,7 +128,7 @@ export class Files {
   }
 
   async read(file: StoredFile): Promise<Uint8Array> {
-    return this.blobs.get(file.storageKey);
+    return readAll(await this.blobs.open(file.storageKey));
   }
 
   /** Newest first; `cursor` is the previous page's nextCursor (the last file id). */
