@@ -1,35 +1,19 @@
 // The HTTP shell is the outermost layer (DESIGN.md §4, issue 15): it imports the pipeline and
 // the services, nothing under src/ outside src/http/ imports it. Checked by reading every
 // module's import specifiers (static, re-exports, dynamic) and resolving the relative ones.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { importsOf, repositoryRoot as root, resolveRelative, sourceFiles, sourceRoot as src } from '../helpers/source-imports.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const src = path.join(root, 'src');
 const http = path.join(src, 'http');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-/** Every module specifier of a file: `import … from`, `export … from`, `import '…'`, `import('…')`. */
-export function specifiers(text: string): string[] {
-  const found: string[] = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
-  for (const match of text.matchAll(pattern)) found.push(match[2]!);
-  return found;
-}
+const specifiers = (text: string): string[] => importsOf(text).map((found) => found.specifier);
 
 /** The files of src/http/ that `file` imports (relative specifiers, resolved). */
 function httpImports(file: string, text: string): string[] {
   return specifiers(text)
-    .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => path.resolve(path.dirname(file), specifier))
+    .flatMap((specifier) => resolveRelative(file, specifier) ?? [])
     .filter((target) => target === http || target.startsWith(http + path.sep))
     .map((target) => path.relative(root, target));
 }

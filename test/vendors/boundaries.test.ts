@@ -3,37 +3,18 @@
 // client libraries, never Koa, knex, keyv, the pipeline, the job runner or the HTTP shell),
 // and the rest of src/ reaches vendors only through the registry, the contracts and the
 // shared transports, never into a vendor's folder. Checked by reading every import specifier.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { importsOf, repositoryRoot as root, resolveRelative, sourceFiles, sourceRoot as src } from '../helpers/source-imports.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const src = path.join(root, 'src');
 const vendors = path.join(src, 'vendors');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-interface Import {
-  readonly specifier: string;
-  readonly typeOnly: boolean;
-}
-
-/** `import … from`, `import type … from`, `export … from`, `import '…'`, `import('…')`. */
-function importsOf(text: string): Import[] {
-  const pattern = /(?:^\s*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\3/gm;
-  return [...text.matchAll(pattern)].map((match) => ({ specifier: match[4]!, typeOnly: match[2] !== undefined }));
-}
 
 /** src/-relative path of a relative specifier, without its extension; the package name otherwise. */
 function targetOf(file: string, specifier: string): string {
-  if (!specifier.startsWith('.')) return specifier.startsWith('node:') ? 'node:' : specifier.split('/')[0]!;
-  return path.relative(src, path.resolve(path.dirname(file), specifier)).replace(/\.js$/, '').split(path.sep).join('/');
+  const resolved = resolveRelative(file, specifier);
+  if (resolved === undefined) return specifier.startsWith('node:') ? 'node:' : specifier.split('/')[0]!;
+  return path.relative(src, resolved).replace(/\.js$/, '').split(path.sep).join('/');
 }
 
 const allowedPackages = new Set(['node:', 'undici', 'eventsource-parser']);
