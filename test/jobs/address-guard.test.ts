@@ -2,12 +2,29 @@
 // check over every resolved address, and the connect-time check of the delivery agent.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { request } from 'undici';
 import { checkWebhookUrl, guardedAgent, refusedAddress } from '../../src/jobs/address-guard.js';
 
 const closed = { allowLoopback: false, allowPrivate: false };
 const open = { allowLoopback: true, allowPrivate: true };
+
+/** A webhook receiver on loopback that answers "reached" and counts the requests that got through the guard. */
+async function loopbackServer(t: ExecutionContext): Promise<{ port: number; readonly reached: number }> {
+  let reached = 0;
+  const server = createServer((_request, response) => {
+    reached++;
+    response.end('reached');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return {
+    port: (server.address() as AddressInfo).port,
+    get reached() {
+      return reached;
+    },
+  };
+}
 
 test('metadata, link-local, unspecified, multicast and reserved addresses are refused whatever the policy', (t) => {
   const linkLocal4 = 'a link-local address, incl. cloud metadata (169.254.0.0/16)';
@@ -144,12 +161,8 @@ test('a webhook URL is checked over every address its host resolves to', async (
 });
 
 test('DNS rebinding: a name that resolved to a public address at submit and to loopback at connect is refused at connect', async (t) => {
-  const server = createServer((_request, response) => response.end('reached'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const port = (server.address() as AddressInfo).port;
-  let reached = 0;
-  server.on('request', () => reached++);
+  const server = await loopbackServer(t);
+  const { port } = server;
   // A rebinding DNS server: the first answer is public (and short-lived), every later one is loopback.
   const asked: string[] = [];
   const rebinding = async (host: string) => {
@@ -163,16 +176,12 @@ test('DNS rebinding: a name that resolved to a public address at submit and to l
     message: 'refused to connect to rebind.example: 127.0.0.1 is a loopback address (127.0.0.0/8); webhooks.allow_loopback is off',
   });
   t.deepEqual(asked, ['rebind.example', 'rebind.example'], 'the name was resolved again at connect');
-  t.is(reached, 0, 'nothing reached the loopback server');
+  t.is(server.reached, 0, 'nothing reached the loopback server');
 });
 
 test('the delivery agent refuses to connect to a refused address, named or literal (localhost, IP literals, IPv6 forms)', async (t) => {
-  const server = createServer((_request, response) => response.end('reached'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const port = (server.address() as AddressInfo).port;
-  let reached = 0;
-  server.on('request', () => reached++);
+  const server = await loopbackServer(t);
+  const { port } = server;
   const refusing = guardedAgent(closed, 2000);
   t.teardown(() => refusing.close());
   await t.throwsAsync(request(`http://localhost:${port}/`, { dispatcher: refusing }), { message: /refused to connect to localhost: .*loopback/ });
@@ -184,12 +193,12 @@ test('the delivery agent refuses to connect to a refused address, named or liter
     await t.throwsAsync(request(`http://[${host}]:${port}/`, { dispatcher: refusing }), { message: `refused to connect to ${host}: ${refusedAddress(host, closed)}` });
   }
   t.regex(refusedAddress('64:ff9b::7f00:1', closed) ?? '', /loopback/);
-  t.is(reached, 0, 'no request reached the server');
+  t.is(server.reached, 0, 'no request reached the server');
   const allowing = guardedAgent({ allowLoopback: true, allowPrivate: false }, 2000);
   t.teardown(() => allowing.close());
   for (const host of ['localhost', '127.0.0.1']) {
     const answer = await request(`http://${host}:${port}/`, { dispatcher: allowing });
     t.is(await answer.body.text(), 'reached', host);
   }
-  t.is(reached, 2);
+  t.is(server.reached, 2);
 });
