@@ -37,6 +37,14 @@ if (!fast) {
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
+  // The tests themselves are type-checked too (tsconfig.tests.json): ava runs them through tsx,
+  // which strips types without checking them, so a wrong call in a test would otherwise pass.
+  console.error('type-checking the tests…');
+  const typecheck = spawnSync('npx', ['tsc', '-p', 'tsconfig.tests.json'], { cwd: root, stdio: 'inherit', env });
+  if (typecheck.status !== 0) {
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
 }
 
 const reportDir = mkdtempSync(path.join(tmpdir(), 'gw-test-report-'));

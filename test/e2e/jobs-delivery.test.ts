@@ -152,7 +152,10 @@ testOnBackends('a webhook receiver that hangs does not hold up the runner: the n
     hanging++; // never answers: the attempt lasts until webhooks.timeout (10 min here) or the test's end
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => receiver.closeAllConnections() || receiver.close(() => resolve())));
+  t.teardown(() => new Promise<void>((resolve) => {
+    receiver.closeAllConnections();
+    receiver.close(() => resolve());
+  }));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/slow`;
   const gateway = await startJobGateway(t, database, {
     webhooks: { allow_loopback: true, allow_private: false, retry_delays: ['100ms'], timeout: '10m' },

@@ -70,7 +70,7 @@ testOnBackends('structured output through the SDK helpers: every upstream kind, 
     const response = await openai.responses.parse({ model, input: 'Forecast for Paris', text: { format: zodTextFormat(Forecast, 'forecast') } });
     t.deepEqual(response.output_parsed, expected, `${model}: responses.parse`);
     t.is(response.status, 'completed');
-    t.like(response.text.format, { type: 'json_schema', name: 'forecast', strict: true });
+    t.like(response.text?.format, { type: 'json_schema', name: 'forecast', strict: true });
 
     const responseStream = openai.responses.stream({ model, input: 'Forecast for Paris', text: { format: zodTextFormat(Forecast, 'forecast') } });
     const final = await responseStream.finalResponse();

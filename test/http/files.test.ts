@@ -3,6 +3,7 @@
 // keeps race), content with Range, expired files gone at once and their bytes after gc (on
 // the gateway's test clock). The `files` CLI: test/cli/files-cli.test.ts.
 import OpenAI from 'openai';
+import type { StoredFile } from '../../src/storage/files.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { testClock } from '../helpers/clock.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -13,7 +14,7 @@ testOnBackends('files: listed newest first with cursors, read with Range, kept w
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });
   const stranger = await gateway.newClient({ balanceUnits: 10_000_000n });
   const files = gateway.services.files;
-  const saved = [];
+  const saved: StoredFile[] = [];
   for (let index = 0; index < 5; index++) saved.push(await files.save(client.accountId, 'upload', 'audio/mpeg', Buffer.alloc(1000, index), { filename: `f${index}.mp3` }));
   const first = await api(gateway, client.key, 'GET', '/v1/files?limit=2');
   t.is(first.status, 200);

@@ -44,8 +44,8 @@ test('a Retry-After pauses its route on the given clock, capped at maxCooldownMs
     [b, transient(3_600_000)],
     [c, transient()],
   ]);
-  const error = await t.throwsAsync(tryRoutes([a, b, c], cooldowns, async (candidate) => Promise.reject(failures.get(candidate)), retryable, now));
-  t.is(error, failures.get(c), 'the last failure is reported');
+  const error = await t.throwsAsync(tryRoutes([a, b, c], cooldowns, async (candidate) => Promise.reject(failures.get(candidate)!), retryable, now));
+  t.is(error as Error | undefined, failures.get(c), 'the last failure is reported');
   t.deepEqual(Object.fromEntries(cooldowns), { [routeKey(a)]: 1_002_500, [routeKey(b)]: 1_000_000 + maxCooldownMs });
   t.is(maxCooldownMs, 300_000);
 });

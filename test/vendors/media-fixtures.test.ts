@@ -108,7 +108,7 @@ for (const file of files) {
       const built = operation.build(revive(fixture.request), fixture.target!);
       const expected = fixture.expected!;
       t.is(built.url, expected.url);
-      t.is(built.method, expected.method);
+      t.is(built.method as string, expected.method);
       t.deepEqual(built.headers, expected.headers);
       t.deepEqual(await plainBody(built.body), expected.body);
     });
