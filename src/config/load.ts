@@ -47,7 +47,14 @@ export interface Config {
   readonly dataDir: string;
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
   readonly cache: { readonly url: string; readonly timeoutMs: number; readonly onUnavailable: 'open' | 'closed' };
-  readonly storage: { readonly dir: string; readonly tempTtlMs: number; readonly permanentQuotaBytes: number; readonly blobs: BlobStoreConfig };
+  readonly storage: {
+    readonly dir: string;
+    readonly tempTtlMs: number;
+    readonly permanentQuotaBytes: number;
+    readonly blobs: BlobStoreConfig;
+    /** storage.blobs_next: where `files migrate-store` copies to; absent when not configured. */
+    readonly blobsNext?: BlobStoreConfig;
+  };
   readonly keys: { readonly prefix: string };
   readonly rateLimit: { readonly requestsPerMinute: number };
   readonly currency: { readonly usdRub: string };
@@ -261,6 +268,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       tempTtlMs: parseDuration(file.storage.temp_ttl),
       permanentQuotaBytes: parseSize(file.storage.permanent_quota),
       blobs: blobStoreConfig(file.storage.blobs, storageDir, env),
+      ...(file.storage.blobs_next === undefined ? {} : { blobsNext: blobStoreConfig(file.storage.blobs_next, storageDir, env, 'storage.blobs_next') }),
     },
     keys: { prefix: file.keys.prefix },
     rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
@@ -298,17 +306,17 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function blobStoreConfig(blobs: ConfigFile['storage']['blobs'], dir: string, env: NodeJS.ProcessEnv): BlobStoreConfig {
+function blobStoreConfig(blobs: ConfigFile['storage']['blobs'], dir: string, env: NodeJS.ProcessEnv, section = 'storage.blobs'): BlobStoreConfig {
   if (blobs.kind === 'local') return { kind: 'local', dir, shared: blobs.shared };
   const problems: string[] = [];
   const unset = [blobs.access_key_id_env, blobs.secret_access_key_env].filter((name) => name !== undefined && !env[name]);
   const accessKeyId = blobs.access_key_id_env === undefined ? undefined : env[blobs.access_key_id_env] || undefined;
   const secretAccessKey = blobs.secret_access_key_env === undefined ? undefined : env[blobs.secret_access_key_env] || undefined;
   if ((blobs.access_key_id_env === undefined) !== (blobs.secret_access_key_env === undefined)) {
-    problems.push('storage.blobs: set both access_key_id_env and secret_access_key_env, or neither (the AWS SDK then finds credentials itself)');
+    problems.push(`${section}: set both access_key_id_env and secret_access_key_env, or neither (the AWS SDK then finds credentials itself)`);
   }
   const partSizeBytes = parseSize(blobs.part_size);
-  if (partSizeBytes < 5 * 1024 * 1024) problems.push(`storage.blobs.part_size: S3 refuses parts smaller than 5MB, got ${blobs.part_size}`);
+  if (partSizeBytes < 5 * 1024 * 1024) problems.push(`${section}.part_size: S3 refuses parts smaller than 5MB, got ${blobs.part_size}`);
   if (problems.length > 0) throw new ConfigError('the environment', problems);
   return {
     kind: 's3',
@@ -319,7 +327,7 @@ function blobStoreConfig(blobs: ConfigFile['storage']['blobs'], dir: string, env
     forcePathStyle: blobs.force_path_style,
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
     credentialsProblem:
-      unset.length === 0 ? undefined : `the S3 credentials are read from ${unset.join(' and ')} (storage.blobs), which ${unset.length === 1 ? 'is' : 'are'} not set in this process's environment`,
+      unset.length === 0 ? undefined : `the S3 credentials are read from ${unset.join(' and ')} (${section}), which ${unset.length === 1 ? 'is' : 'are'} not set in this process's environment`,
     partSizeBytes,
   };
 }

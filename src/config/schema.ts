@@ -189,6 +189,12 @@ export const configSchema = z.strictObject({
       temp_ttl: durationString.default('24h'),
       permanent_quota: sizeString.default('1GB'),
       blobs: blobStoreSchema.prefault({ kind: 'local' }),
+      /**
+       * The store `gateway files migrate-store` copies every live blob to (src/storage/blob-migration.ts).
+       * Nothing else reads it: the gateway keeps using `blobs` until the operator renames this block
+       * to `blobs` after the copy reported success.
+       */
+      blobs_next: blobStoreSchema.optional(),
     })
     .prefault({}),
   keys: z

@@ -39,7 +39,8 @@ export class S3BlobStore implements BlobStore {
         endpoint: this.config.endpoint,
         region: this.config.region,
         forcePathStyle: this.config.forcePathStyle,
-        credentials: this.config.credentials,
+        // A copy: the config is frozen, and the SDK marks the credentials object it is given ($source).
+        credentials: this.config.credentials && { ...this.config.credentials },
         // S3-compatible stores differ in which checksum headers they know; send and check them only where S3 requires it.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
