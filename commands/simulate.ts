@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../src/cli/base-command.js';
 import { startSimulator } from '../src/sim/server.js';
+import { listenFailure } from '../src/util/listen-failure.js';
 
 // The upstream simulator as a server of its own (for demos and benchmarks against a gateway
 // on another machine). It needs no database and no configuration file, so it does not open
@@ -20,7 +21,7 @@ export default class Simulate extends GatewayCommand {
     try {
       simulator = await startSimulator({ host: flags.host, port: flags.port });
     } catch (error) {
-      this.fail(error);
+      this.fail(listenFailure(error, flags.host, flags.port, { port: '--port', host: '--host' }));
     }
     // One line, like `serve --json`, so a script can read the address as soon as it appears.
     if (flags.json) process.stdout.write(`${JSON.stringify({ url: simulator.url, pid: process.pid })}\n`);

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
-import { InfrastructureError } from '../util/infrastructure-error.js';
+import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { createApp } from './app.js';
 import type { RouteDefinition } from './route-table.js';
@@ -65,7 +65,10 @@ export async function startServer(
     await once(server, 'listening');
   } catch (error) {
     await services.holdOwner.stop({ forget: true }).catch(() => undefined);
-    throw listenFailure(error, options.host, options.port);
+    throw listenFailure(error, options.host, options.port, {
+      port: '--port, GATEWAY_PORT or server.port in the config',
+      host: '--host, GATEWAY_HOST or server.host in the config',
+    });
   }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -123,20 +126,4 @@ export async function startServer(
       return stopping;
     },
   };
-}
-
-/** Why the server cannot listen, in the words of the settings that choose the address. */
-function listenFailure(error: unknown, host: string, port: number): unknown {
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const otherPort = 'choose another port with --port, GATEWAY_PORT or server.port in the config';
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'EADDRINUSE':
-      return new InfrastructureError(`cannot listen on ${where}: the port is in use by another process; stop it, or ${otherPort}`, { cause: error });
-    case 'EACCES':
-      return new InfrastructureError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); ${otherPort}`, { cause: error });
-    case 'EADDRNOTAVAIL':
-      return new InfrastructureError(`cannot listen on ${where}: ${host} is not an address of this machine; choose another with --host, GATEWAY_HOST or server.host in the config`, { cause: error });
-    default:
-      return error;
-  }
 }

@@ -27,6 +27,16 @@ test('serve on a port in use: one line naming --port, GATEWAY_PORT and server.po
   countRun('sqlite');
 });
 
+test('simulate on a port in use: one line naming --port (its only setting), no stack; --json gives the catalog error', async (t) => {
+  const occupier = createServer();
+  await new Promise<void>((resolve) => occupier.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => occupier.close(() => resolve())));
+  const { port } = occupier.address() as AddressInfo;
+  const line = `cannot listen on 127.0.0.1:${port}: the port is in use by another process; stop it, or choose another port with --port`;
+  assertOneLine(t, await runCli(['simulate', '--port', String(port)], cliEnv()), `error: ${line}`);
+  assertOneLine(t, await runCli(['simulate', '--port', String(port), '--json'], cliEnv()), JSON.stringify({ error: { code: 'infrastructure_unavailable', message: line } }));
+});
+
 test('PostgreSQL unreachable: one line naming the URL without its password and what to check, for a command and for serve', async (t) => {
   const env = cliEnv(undefined, { GATEWAY_DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/db' });
   const line =
