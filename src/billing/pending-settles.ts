@@ -13,6 +13,7 @@
 // in those cases it is not charged at all.
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../observability/logger.js';
+import { backoffMs, retryUntil } from '../util/retry-until.js';
 import { HoldClosedError } from './errors.js';
 import type { Hold, HoldOptions, Ledger, SettleDetails, Settlement } from './ledger.js';
 
@@ -104,10 +105,13 @@ export class PendingSettles {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.retrying;
-    while (this.pending.length > 0 && Date.now() < until) {
-      await this.retryAll();
-      if (this.pending.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(this.delay(), Math.max(0, until - Date.now()))));
-    }
+    await retryUntil(until, {
+      attempt: () => this.retryAll(),
+      done: () => this.pending.length === 0,
+      delayMs: () => this.delay(),
+      now: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
     const left = this.pending.length;
     if (left > 0) {
       const owed = this.pending.reduce((sum, entry) => sum + (entry.kind === 'settle' ? entry.owedUnits : 0n), 0n);
@@ -149,7 +153,8 @@ export class PendingSettles {
   }
 
   private delay(): number {
-    return Math.min((this.options.retryBaseMs ?? 250) * 2 ** Math.min(this.failures, 20), this.options.retryMaxMs ?? 5_000);
+    // Counted in failed passes: the first wait (nothing failed a pass yet) is the base.
+    return backoffMs(this.failures + 1, this.options.retryBaseMs ?? 250, this.options.retryMaxMs ?? 5_000);
   }
 
   /** One pass over the list, a group at a time; stops at the first group that cannot reach the database. */

@@ -13,6 +13,7 @@
 import type { Knex } from 'knex';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
+import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';
 
 /** INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`. */
@@ -118,15 +119,18 @@ export class BatchedInserter<Row extends object> {
    */
   async close(deadlineMs: number): Promise<number> {
     const until = this.timers.now() + deadlineMs;
-    await this.flush();
-    while (this.queue.length > 0 && this.timers.now() < until) {
-      // This loop does the retrying now, not the scheduled retry.
-      this.timers.clearTimeout(this.timer);
-      this.timer = undefined;
-      const wait = Math.min(this.retryDelay(), Math.max(0, until - this.timers.now()));
-      await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
-      await this.flush();
-    }
+    await retryUntil(until, {
+      attempt: () => this.flush(),
+      done: () => this.queue.length === 0,
+      delayMs: () => {
+        // This loop does the retrying now, not the scheduled retry.
+        this.timers.clearTimeout(this.timer);
+        this.timer = undefined;
+        return this.retryDelay();
+      },
+      now: () => this.timers.now(),
+      sleep: (ms) => new Promise<void>((resolve) => this.timers.setTimeout(resolve, ms)),
+    });
     this.timers.clearTimeout(this.timer);
     this.timer = undefined;
     const left = this.queue.length;
@@ -163,8 +167,7 @@ export class BatchedInserter<Row extends object> {
   }
 
   private retryDelay(): number {
-    const base = this.options.retryBaseMs ?? 250;
-    return Math.min(base * 2 ** Math.max(0, this.failures - 1), this.options.retryMaxMs ?? 5_000);
+    return backoffMs(this.failures, this.options.retryBaseMs ?? 250, this.options.retryMaxMs ?? 5_000);
   }
 
   /** Drops the oldest rows beyond maxQueued. */
