@@ -10,7 +10,7 @@ export default class AccountsLs extends GatewayCommand {
     const { flags } = await this.parse(AccountsLs);
     await this.runWithServices(flags, async ({ accounts }) => {
       const rows = (await accounts.list()).map((account) => presentAccount(account));
-      return { json: wholeList(rows), text: table(rows, ['id', 'name', 'balance_rub', 'held_rub', 'available_rub', 'created_at']) };
+      return { json: wholeList(rows), text: table(rows, ['id', 'name', 'state', 'balance_rub', 'held_rub', 'available_rub', 'created_at']) };
     });
   }
 }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { AccountNotFoundError } from '../billing/errors.js';
 import { unitsFromSql } from '../billing/money.js';
 import { newId } from '../util/ids.js';
+import { writeAudit } from '../audit/audit-log.js';
 
 export interface Account {
   readonly id: string;
@@ -13,6 +14,9 @@ export interface Account {
   /** Standard Webhooks signing secret ("whsec_…"), shown by `accounts show` only. */
   readonly webhookSecret: string;
   readonly createdAt: number;
+  /** Set while the account is disabled: every key of it is refused (403 account_disabled). */
+  readonly disabledAt: number | null;
+  readonly disabledReason: string | null;
 }
 
 export class AccountExistsError extends Error {
@@ -31,6 +35,8 @@ interface AccountRow {
   held_units: string | number;
   webhook_secret: string;
   created_at: string | number;
+  disabled_at: string | number | null;
+  disabled_reason: string | null;
 }
 
 function fromRow(row: AccountRow): Account {
@@ -41,6 +47,8 @@ function fromRow(row: AccountRow): Account {
     heldUnits: unitsFromSql(row.held_units),
     webhookSecret: row.webhook_secret,
     createdAt: Number(row.created_at),
+    disabledAt: row.disabled_at === null || row.disabled_at === undefined ? null : Number(row.disabled_at),
+    disabledReason: row.disabled_reason ?? null,
   };
 }
 
@@ -63,6 +71,8 @@ export class Accounts {
       held_units: 0,
       webhook_secret: `whsec_${randomBytes(32).toString('base64')}`,
       created_at: this.now(),
+      disabled_at: null,
+      disabled_reason: null,
     };
     try {
       await this.db('accounts').insert(row);
@@ -86,6 +96,31 @@ export class Accounts {
       .first();
     if (!row) throw new AccountNotFoundError(idOrName);
     return fromRow(row);
+  }
+
+  /**
+   * Disables (every key refused from its next request, in every process: the key lookup and the
+   * hold of a cached key read the flag) or enables an account, with its audit row in the same
+   * transaction. Running jobs and requests already past their hold finish and settle as usual.
+   * Disabling a disabled account (or enabling an enabled one) changes nothing and writes no row.
+   */
+  async setDisabled(idOrName: string, disabled: boolean, options: { reason: string | null; actor: string }): Promise<{ account: Account; changed: boolean }> {
+    const account = await this.find(idOrName);
+    const changed = await this.db.transaction(async (trx) => {
+      const at = this.now();
+      const update = trx('accounts').where({ id: account.id });
+      if (disabled) update.whereNull('disabled_at').update({ disabled_at: at, disabled_reason: options.reason });
+      else update.whereNotNull('disabled_at').update({ disabled_at: null, disabled_reason: null });
+      const count = Number(await update);
+      if (count === 0) return false;
+      await writeAudit(
+        trx,
+        { actor: options.actor, action: disabled ? 'account.disable' : 'account.enable', target: account.id, accountId: account.id, details: { name: account.name, reason: options.reason } },
+        at,
+      );
+      return true;
+    });
+    return { account: await this.find(account.id), changed };
   }
 
   async count(): Promise<number> {

@@ -12,6 +12,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
+import { AccountDisabledError, KeyNotLiveError } from '../billing/errors.js';
 import { newId } from '../util/ids.js';
 import { allScopes, type Scope } from './scopes.js';
 
@@ -48,6 +49,8 @@ interface KeyRow {
   created_at: string | number;
   revoked_at: string | number | null;
   last_used_at: string | number | null;
+  /** From the lookup's join: the key's account is disabled. */
+  account_disabled_at?: string | number | null;
 }
 
 const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
@@ -67,15 +70,30 @@ function fromRow(row: KeyRow): ApiKey {
   };
 }
 
+// The account's disabled flag comes with the key, in the same lookup (a primary-key join).
 const keyByHash: HotStatement = {
-  sqlite: 'SELECT * FROM api_keys WHERE hash = :hash',
-  pg: 'SELECT * FROM api_keys WHERE hash = :hash',
+  sqlite: 'SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = :hash',
+  pg: 'SELECT k.*, a.disabled_at AS account_disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = :hash',
   writes: false,
 };
 
-/** Whether the key exists unrevoked, read on `db` (a transaction: what it sees). */
+/**
+ * Why the key may not be used now, read on `db` (a transaction: what it sees): KeyNotLiveError
+ * (revoked or gone), AccountDisabledError, or null when it may.
+ */
+export async function keyRefusal(db: Knex, keyId: string): Promise<KeyNotLiveError | AccountDisabledError | null> {
+  const row: { revoked_at: unknown; account_id: string; disabled_at: unknown } | undefined = await db('api_keys as k')
+    .join('accounts as a', 'a.id', 'k.account_id')
+    .where('k.id', keyId)
+    .first('k.revoked_at', 'k.account_id', 'a.disabled_at');
+  if (!row || row.revoked_at !== null) return new KeyNotLiveError(keyId);
+  if (row.disabled_at !== null) return new AccountDisabledError(keyId, row.account_id);
+  return null;
+}
+
+/** Whether the key exists unrevoked and its account is enabled. */
 export async function keyIsLive(db: Knex, keyId: string): Promise<boolean> {
-  return (await db('api_keys').where({ id: keyId }).whereNull('revoked_at').first('id')) !== undefined;
+  return (await keyRefusal(db, keyId)) === null;
 }
 
 export function hashKey(key: string): string {
@@ -136,7 +154,8 @@ export class ApiKeys {
   }
 
   /**
-   * The live key matching what a client presented, or null (unknown, malformed or revoked).
+   * The live key matching what a client presented, or null (unknown, malformed or revoked);
+   * AccountDisabledError when it is live but its account is disabled.
    * `cached`: a key this process has seen live may be returned without a lookup — only for
    * requests whose hold re-checks the key (Ledger.hold with keyId).
    */
@@ -156,6 +175,10 @@ export class ApiKeys {
       this.liveByHash.delete(hash);
       return null;
     }
+    if (row.account_disabled_at !== null && row.account_disabled_at !== undefined) {
+      this.liveByHash.delete(hash);
+      throw new AccountDisabledError(row.id, row.account_id);
+    }
     this.pendingLastUsed.set(row.id, this.now());
     const apiKey = fromRow(row);
     if (this.liveByHash.size >= cachedKeysLimit) this.liveByHash.clear();
@@ -168,9 +191,14 @@ export class ApiKeys {
     for (const [hash, apiKey] of this.liveByHash) if (apiKey.id === keyId) this.liveByHash.delete(hash);
   }
 
-  /** Whether the key is unrevoked now (for a cached key's request that places no hold: a free model). */
+  /** Whether the key is unrevoked and its account enabled now (for a cached key's request that places no hold: a free model). */
   isLive(keyId: string): Promise<boolean> {
     return keyIsLive(this.db, keyId);
+  }
+
+  /** Why the key may not be used now (revoked, account disabled), or null. */
+  refusal(keyId: string): Promise<KeyNotLiveError | AccountDisabledError | null> {
+    return keyRefusal(this.db, keyId);
   }
 
   /** Writes the remembered last-use times in one transaction. Called on an interval and at stop. */

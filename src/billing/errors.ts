@@ -39,3 +39,17 @@ export class KeyNotLiveError extends Error {
     this.name = 'KeyNotLiveError';
   }
 }
+
+/**
+ * The key's account is disabled (`gateway accounts disable`): nothing was held. Seen by the key
+ * lookup (a join) and, for a key from a process's cache, by the hold's own statement.
+ */
+export class AccountDisabledError extends Error {
+  constructor(
+    readonly keyId: string,
+    readonly accountId: string,
+  ) {
+    super(`account ${accountId} is disabled`);
+    this.name = 'AccountDisabledError';
+  }
+}

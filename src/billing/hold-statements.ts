@@ -17,8 +17,8 @@ import type { UsageRecord } from '../observability/batched-inserter.js';
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
  * instanceId (the serving process that owns the hold, null for a job's: see hold-owners.ts), and
- * keyId: when not null, the hold is placed only while that API key is unrevoked (the check a
- * cached key gets, in the same statement). Returns the id when placed, no row when refused
+ * keyId: when not null, the hold is placed only while that API key is unrevoked and its account
+ * is not disabled (the check a cached key gets, in the same statement). Returns the id when placed, no row when refused
  * (PostgreSQL: balance or key; SQLite: key — a short balance raises insufficient_balance).
  */
 export const placeHold: HotStatement = {
@@ -26,14 +26,15 @@ export const placeHold: HotStatement = {
   pg: `WITH reserved AS (
          UPDATE accounts SET held_units = held_units + CAST(:amount AS BIGINT)
          WHERE id = :account AND balance_units - held_units >= CAST(:amount AS BIGINT)
-           AND (CAST(:keyId AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL))
+           AND (CAST(:keyId AS TEXT) IS NULL OR (disabled_at IS NULL AND EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL)))
          RETURNING id
        )
        INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
        SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId FROM reserved RETURNING id`,
   sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
             SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId
-            WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL) RETURNING id`,
+            WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id
+              WHERE k.id = :keyId AND k.revoked_at IS NULL AND a.disabled_at IS NULL) RETURNING id`,
 };
 
 /**

@@ -8,9 +8,9 @@
 // generating request, and each statement is a round trip.
 // The schema's CHECK constraints refuse a negative balance even if this code were wrong.
 import type { Knex } from 'knex';
-import { keyIsLive } from '../auth/api-keys.js';
+import { keyRefusal } from '../auth/api-keys.js';
 import { newId } from '../util/ids.js';
-import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError, KeyNotLiveError } from './errors.js';
+import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
 import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageBindings, type UsageOfCharge } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
@@ -74,16 +74,20 @@ export class Ledger {
     this.statements = hotStatements(db);
   }
 
-  /** Adds money (topup, bonus, referral, refund) or, with a negative adjustment, removes it. */
+  /**
+   * Adds money (topup, bonus, referral, refund) or, with a negative adjustment, removes it.
+   * `within`: the caller's transaction (an audit row written with it); `holdId`: the hold whose
+   * charge a refund gives back (ledger_one_charge_per_hold then allows one refund per charge).
+   */
   async credit(
     accountId: string,
     amountUnits: bigint,
     kind: CreditKind,
-    details: EntryDetails = {},
+    details: EntryDetails & { within?: Knex.Transaction; holdId?: string } = {},
   ): Promise<{ transactionId: string; balanceUnits: bigint }> {
     if (amountUnits === 0n) throw new RangeError('amount must not be zero');
     if (amountUnits < 0n && kind !== 'adjustment') throw new RangeError(`a ${kind} must be positive`);
-    return this.db.transaction(async (trx) => {
+    const write = async (trx: Knex.Transaction) => {
       const amount = unitsToSql(amountUnits);
       const query = trx('accounts')
         .where({ id: accountId })
@@ -97,16 +101,18 @@ export class Ledger {
         throw new InsufficientBalanceError(-amountUnits, summary.availableUnits);
       }
       const balanceUnits = unitsFromSql(rows[0]!.balance_units);
-      const transactionId = await this.insertTransaction(trx, accountId, kind, amountUnits, balanceUnits, null, details);
+      const transactionId = await this.insertTransaction(trx, accountId, kind, amountUnits, balanceUnits, details.holdId ?? null, details);
       return { transactionId, balanceUnits };
-    });
+    };
+    return details.within ? write(details.within) : this.db.transaction(write);
   }
 
   /**
    * Reserves `amountUnits` for a request about to go upstream, or throws InsufficientBalanceError.
    * One statement (see hold-statements.ts). `within`: an outer transaction to join (a job row
    * written with its hold, atomically). `keyId`: the API key the request came with, re-checked
-   * by the same statement (KeyNotLiveError when it was revoked: a cached key's revocation).
+   * by the same statement (KeyNotLiveError when it was revoked: a cached key's revocation;
+   * AccountDisabledError when its account was disabled).
    * `instanceId`: the serving process whose request this hold is (hold-owners.ts releases it
    * if that process dies); absent for a job's hold, which its job settles or releases.
    */
@@ -142,8 +148,9 @@ export class Ledger {
     }
     if (placed.length === 0) {
       const db = options.within ?? this.db;
-      if (options.keyId !== undefined && !(await keyIsLive(db, options.keyId))) {
-        throw new KeyNotLiveError(options.keyId);
+      if (options.keyId !== undefined) {
+        const refusal = await keyRefusal(db, options.keyId);
+        if (refusal) throw refusal;
       }
       const summary = await this.balanceWithin(db, accountId);
       throw new InsufficientBalanceError(amountUnits, summary.availableUnits);

@@ -13,6 +13,9 @@ export function presentAccount(account: Account, options: { withSecret?: boolean
     held_rub: formatRub(account.heldUnits),
     available_rub: formatRub(account.balanceUnits - account.heldUnits),
     created_at: isoTime(account.createdAt),
+    state: account.disabledAt === null ? 'enabled' : 'disabled',
+    disabled_at: isoTime(account.disabledAt),
+    disabled_reason: account.disabledReason,
     ...(options.withSecret ? { webhook_secret: account.webhookSecret } : {}),
   };
 }

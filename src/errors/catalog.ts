@@ -155,6 +155,31 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`jobs cancel` on a job that had already ended (completed, failed or cancelled): nothing changed',
   },
+  // Operator controls (issue 18)
+  account_disabled: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "the key's account is disabled (`gateway accounts disable`): refused on every route, nothing held or charged",
+  },
+  already_refunded: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`balance refund` of a charge that was already refunded: nothing written',
+  },
+  adjustment_refused: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`balance adjust` taking more than the available money (balance minus held): nothing written',
+  },
+  backup_target_exists: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`backup --to` names a file that exists (`--force` replaces it)',
+  },
+  database_in_use: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`restore` while a `serve` or `worker` process is live on the database (stop it first, or `--force`)',
+  },
+  backup_not_supported: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`backup`/`restore` on PostgreSQL: use `pg_dump`/`pg_restore` (docs/operations.md, Backups)',
+  },
   // 429
   rate_limit_exceeded: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',

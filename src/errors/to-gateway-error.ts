@@ -7,7 +7,8 @@
 import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
 import { KeyNotFoundError } from '../auth/api-keys.js';
 import { InvalidScopeError } from '../auth/scopes.js';
-import { AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
+import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
+import { AdjustmentRefusedError, AlreadyRefundedError, AmbiguousChargeError, ChargeNotFoundError } from '../billing/corrections.js';
 import { formatRub, MoneyFormatError } from '../billing/money.js';
 import { ModelNotFoundError } from '../catalog/catalog.js';
 import { ConfigError } from '../config/load.js';
@@ -38,6 +39,7 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
     );
   }
   if (error instanceof KeyNotLiveError) return invalidKey();
+  if (error instanceof AccountDisabledError) return new GatewayError('account_disabled', 'This API key belongs to a disabled account. Contact the gateway operator.');
   if (error instanceof ContextWindowExceededError) return contextLengthExceeded(error);
   if (error instanceof ModelNotFoundError) return new GatewayError('model_not_found', error.message, { param: 'model' });
   if (error instanceof IdempotencyConflictError) return new GatewayError('idempotency_key_reused', error.message, { param: 'idempotency_key' });
@@ -63,6 +65,10 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
   if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
   if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
+  if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message);
+  if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
+  if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof AmbiguousChargeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);

@@ -8,7 +8,7 @@ import { assertScope } from '../auth/assert-scope.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
-import { InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
+import { InsufficientBalanceError } from '../billing/errors.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
@@ -149,7 +149,8 @@ async function holdWorstCase(
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
   if (worst === 0n) {
     // A free model: nothing to hold or charge, so the key is checked on its own.
-    if (!(await services.apiKeys.isLive(apiKey.id))) throw new KeyNotLiveError(apiKey.id);
+    const refusal = await services.apiKeys.refusal(apiKey.id);
+    if (refusal) throw refusal;
     return { prices, maxOutputTokens, hold: undefined };
   }
   try {

@@ -1,7 +1,7 @@
 // API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x) or
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python).
 import type { Next } from 'koa';
-import { KeyNotLiveError } from '../../billing/errors.js';
+import { AccountDisabledError, KeyNotLiveError } from '../../billing/errors.js';
 import type { ServerServices } from '../../services.js';
 import { invalidKey, unauthorized } from '../../errors/refusals.js';
 import type { Context } from '../state.js';
@@ -14,7 +14,7 @@ export function presentedKey(ctx: Context): string | undefined {
 /**
  * `cached`: the key may come from the process's cache of live keys — only for routes whose
  * hold re-checks it (route table: keyCheckedByHold). A revocation the hold finds is a 401 like
- * any other, and the key leaves the cache.
+ * any other, a disabled account a 403, and the key leaves the cache.
  */
 export function authenticate(services: ServerServices, options: { cached?: boolean } = {}) {
   const cached = options.cached === true;
@@ -28,7 +28,7 @@ export function authenticate(services: ServerServices, options: { cached?: boole
     try {
       await next();
     } catch (error) {
-      if (!(error instanceof KeyNotLiveError)) throw error;
+      if (!(error instanceof KeyNotLiveError || error instanceof AccountDisabledError)) throw error;
       services.apiKeys.forget(error.keyId);
       throw error; // a 401 (request-context)
     }

@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+import { readAudit } from '../../src/audit/audit-log.js';
+import { GatewayCommand, isoTime, table } from '../../src/cli/base-command.js';
+import { limitedList } from '../../src/cli/list-output.js';
+
+export default class AuditLs extends GatewayCommand {
+  static override description = 'List the audit log of operator changes (adjustments, refunds, accounts disabled and enabled), newest first';
+  static override examples = [
+    '<%= config.bin %> audit ls',
+    { description: 'JSON: {object: "list", data: [entries], has_more}', command: '<%= config.bin %> audit ls --account acme --action balance.adjust --limit 20 --json' },
+  ];
+  static override flags = {
+    account: Flags.string({ description: 'only entries about this account (id or name)' }),
+    action: Flags.string({ description: 'only this action', options: ['balance.adjust', 'balance.refund', 'account.disable', 'account.enable'] }),
+    limit: Flags.integer({ description: 'at most this many', default: 50, min: 1, max: 1000 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(AuditLs);
+    await this.runWithServices(flags, async ({ accounts, db }) => {
+      const account = flags.account ? await accounts.find(flags.account) : undefined;
+      const list = limitedList(await readAudit(db, { accountId: account?.id, action: flags.action, limit: flags.limit }), flags.limit);
+      const data = list.data.map((entry) => ({
+        id: entry.id,
+        at: isoTime(entry.at),
+        actor: entry.actor,
+        action: entry.action,
+        target: entry.target,
+        account_id: entry.accountId,
+        details: entry.details,
+      }));
+      let text = table(
+        data.map((row) => ({ ...row, details: JSON.stringify(row.details) })),
+        ['id', 'at', 'actor', 'action', 'target', 'details'],
+      );
+      if (list.has_more) text += `\nmore: raise --limit (now ${flags.limit})`;
+      return { json: { ...list, data }, text };
+    });
+  }
+}

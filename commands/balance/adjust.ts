@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+import { cliActor } from '../../src/audit/audit-log.js';
+import { Corrections } from '../../src/billing/corrections.js';
+import { formatRub, parseRub } from '../../src/billing/money.js';
+import { GatewayCommand } from '../../src/cli/base-command.js';
+
+export default class BalanceAdjust extends GatewayCommand {
+  static override description =
+    'Correct a balance by a positive or negative amount (ledger kind adjustment) with a reason; refused, nothing written, when it would take more than the available money (balance minus held). Written to the audit log';
+  static override examples = [
+    '<%= config.bin %> balance adjust --account acme --amount -12.5 --reason "double topup on 2026-11-20"',
+    '<%= config.bin %> balance adjust --account acme --amount 3.2000 --reason "goodwill" --json',
+  ];
+  static override flags = {
+    account: Flags.string({ description: 'account id or name', required: true }),
+    amount: Flags.string({ description: 'amount in RUB, up to 4 decimals, negative to remove (e.g. -12.5)', required: true }),
+    reason: Flags.string({ description: 'why (the ledger row\'s description and the audit log)', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(BalanceAdjust);
+    await this.runWithServices(flags, async ({ accounts, db, ledger, now }) => {
+      const amount = parseRub(flags.amount, { allowNegative: true });
+      if (amount === 0n) throw new RangeError('the amount must not be zero');
+      if (flags.reason.trim() === '') throw new RangeError('--reason must not be empty');
+      const account = await accounts.find(flags.account);
+      const result = await new Corrections(db, ledger, now).adjust({ accountId: account.id, amountUnits: amount, reason: flags.reason, actor: cliActor() });
+      const json = {
+        transaction_id: `txn_${result.transactionId}`,
+        account_id: account.id,
+        kind: 'adjustment',
+        amount_rub: formatRub(amount),
+        balance_rub: formatRub(result.balanceUnits),
+        reason: flags.reason,
+        audit_id: result.auditId,
+      };
+      return { json, text: `adjustment of ${json.amount_rub} RUB to ${account.name}: balance is now ${json.balance_rub} RUB (${json.transaction_id})` };
+    });
+  }
+}

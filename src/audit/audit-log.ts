@@ -1,0 +1,71 @@
+// The audit trail: one row per operator change (a balance adjustment, a refund, disabling or
+// enabling an account), written by the change's own transaction (`within`), so a change is
+// never without its row nor a row without its change. Read by `gateway audit ls`.
+import { userInfo, hostname } from 'node:os';
+import type { Knex } from 'knex';
+
+export type AuditAction = 'balance.adjust' | 'balance.refund' | 'account.disable' | 'account.enable';
+
+export interface AuditEntry {
+  readonly actor: string;
+  readonly action: AuditAction;
+  /** What the change was made to: an account, key or request id. */
+  readonly target: string;
+  /** The account concerned (`audit ls --account`). */
+  readonly accountId: string | null;
+  readonly details: Record<string, unknown>;
+}
+
+export interface AuditRecord extends AuditEntry {
+  readonly id: number;
+  readonly at: number;
+}
+
+/**
+ * Who runs this CLI: `cli:<os user>@<hostname>`. (The web cabinet will write
+ * `admin-token:<id>` and `cabinet:<session>`.)
+ */
+export function cliActor(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? String(process.getuid?.() ?? 'unknown');
+  }
+  return `cli:${user}@${hostname()}`;
+}
+
+/** Writes one audit row in the caller's transaction. */
+export async function writeAudit(trx: Knex.Transaction, entry: AuditEntry, at: number): Promise<number> {
+  const [row] = await trx('audit_log')
+    .insert({ at, actor: entry.actor, action: entry.action, target: entry.target, account_id: entry.accountId, details: JSON.stringify(entry.details) })
+    .returning(['id']);
+  return Number(row.id);
+}
+
+interface AuditRow {
+  id: string | number;
+  at: string | number;
+  actor: string;
+  action: string;
+  target: string;
+  account_id: string | null;
+  details: string;
+}
+
+/** Newest first; `limit + 1` rows at most, so the caller can tell whether more exist. */
+export async function readAudit(db: Knex, filter: { accountId?: string; action?: string; limit: number }): Promise<AuditRecord[]> {
+  const query = db<AuditRow>('audit_log').select('*').orderBy('id', 'desc').limit(filter.limit + 1);
+  if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
+  if (filter.action !== undefined) query.where({ action: filter.action });
+  const rows: AuditRow[] = await query;
+  return rows.map((row) => ({
+    id: Number(row.id),
+    at: Number(row.at),
+    actor: row.actor,
+    action: row.action as AuditAction,
+    target: row.target,
+    accountId: row.account_id,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  }));
+}
