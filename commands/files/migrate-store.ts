@@ -3,6 +3,7 @@ import { GatewayCommand } from '../../src/cli/base-command.js';
 import { BlobStoreUnavailableError } from '../../src/storage/blob-store.js';
 import { formatBytes, formatProgress, migrateBlobs, migrationTarget, type MigrationProgress, type MigrationSummary } from '../../src/storage/blob-migration.js';
 import { openBlobStore } from '../../src/storage/open-blob-store.js';
+import type { BlobStoreConfig } from '../../src/config/load.js';
 import { InfrastructureError } from '../../src/util/infrastructure-error.js';
 
 /** How often a progress line is printed when stderr is not a terminal (a log, a CI job). */
@@ -60,7 +61,7 @@ export default class FilesMigrateStore extends GatewayCommand {
         progress?.end();
         return {
           json: summaryJson(summary),
-          text: summaryText(summary),
+          text: summaryText(summary, switchStep(flags.to === 'local', flags.dir, targetConfig)),
           exitCode: summary.interrupted ? 130 : summary.missing.length + summary.mismatched.length > 0 ? 1 : 0,
         };
       } catch (error) {
@@ -92,7 +93,13 @@ function summaryJson(summary: MigrationSummary): Record<string, unknown> {
   };
 }
 
-function summaryText(summary: MigrationSummary): string {
+/** The configuration change that switches the gateway to the target. */
+function switchStep(toLocal: boolean, dir: string | undefined, target: BlobStoreConfig): string {
+  if (!toLocal || target.kind !== 'local') return 'rename storage.blobs_next to storage.blobs in the configuration';
+  return dir === undefined ? 'set storage.blobs to {kind: local} in the configuration (its files are in storage.dir)' : `set storage.dir to ${target.dir} and storage.blobs to {kind: local} in the configuration`;
+}
+
+function summaryText(summary: MigrationSummary, switching: string): string {
   const lines: string[] = [];
   const dealtWith = summary.copied + summary.skipped + summary.missing.length + summary.mismatched.length;
   if (summary.dryRun) {
@@ -110,7 +117,7 @@ function summaryText(summary: MigrationSummary): string {
     lines.push(
       'every live file of this pass is at the target, verified by size and SHA-256. Nothing was switched.',
       'Files made while it ran are not in this pass: right before switching, stop writes or run it again (it copies only the new ones),',
-      'then rename storage.blobs_next to storage.blobs in the configuration and restart serve and worker.',
+      `then ${switching} and restart serve and worker.`,
     );
   } else if (!summary.dryRun) lines.push('NOT complete: do not switch storage.blobs while files are missing or mismatched (see docs/operations.md, "Moving files to S3").');
   return lines.join('\n');

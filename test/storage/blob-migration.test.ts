@@ -2,7 +2,6 @@
 // loopback), as `gateway files migrate-store` does: verified by size and SHA-256, missing and
 // corrupted source blobs reported by file id, resumable after an interruption with each blob
 // copied exactly once, and nothing deleted at the source.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,40 +16,11 @@ import { formatProgress, migrateBlobs, migrationTarget, type MigrationProgress, 
 import { LocalBlobStore } from '../../src/storage/local-blob-store.js';
 import { openBlobStore } from '../../src/storage/open-blob-store.js';
 import { testOnBackends } from '../helpers/backends.js';
+import { makeFile, type MadeFile } from '../helpers/blob-files.js';
 import { testClock } from '../helpers/clock.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 const hour = 3_600_000;
-
-interface Made {
-  readonly id: number;
-  readonly key: string;
-  readonly data: Buffer;
-}
-
-/** A file row and its blob in `store`, as Files.save makes them (written here so the test depends only on the table). */
-async function makeFile(db: Knex, store: BlobStore, accountId: string, now: number, size: number, options: { expiresAt?: number | null; permanent?: boolean; deletedAt?: number } = {}): Promise<Made> {
-  const data = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) data[i] = (i * 7 + size) % 251;
-  const key = `2026-11-25/blob_${size}_${Math.random().toString(36).slice(2)}.png`;
-  await store.put(key, data, 'image/png');
-  const [row] = await db('files')
-    .insert({
-      account_id: accountId,
-      purpose: 'upload',
-      media_type: 'image/png',
-      filename: null,
-      bytes: size,
-      sha256: createHash('sha256').update(data).digest('hex'),
-      storage_key: key,
-      permanent: options.permanent ?? false,
-      created_at: now,
-      expires_at: options.expiresAt === undefined ? now + hour : options.expiresAt,
-      deleted_at: options.deletedAt ?? null,
-    })
-    .returning(['id']);
-  return { id: Number(row.id), key, data };
-}
 
 /** A summary without what depends on the machine (seconds) or the stores' names, for exact comparison. */
 function counts(summary: MigrationSummary) {
@@ -150,7 +120,7 @@ testOnBackends('an interrupted run, run again, copies the rest once each; a dry 
   const { db } = database;
   const clock = testClock();
   const { target, source, accountId } = await setup(t, db);
-  const files: Made[] = [];
+  const files: MadeFile[] = [];
   for (let i = 1; i <= 7; i++) files.push(await makeFile(db, source, accountId, clock.now(), 100 * i));
 
   const dry = countingStore(target);
