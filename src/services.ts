@@ -17,6 +17,7 @@ import type { Upstream } from './vendors/shared/http-transport.js';
 import { createUpstreams, needsSimulator } from './vendors/upstreams.js';
 import { createKeyv } from './cache/keyv.js';
 import { openRedisConnection, redactRedisUrl as redactRedisUrlOf, type RedisConnection } from './cache/redis-connection.js';
+import type { BlobStore } from './storage/blob-store.js';
 import { openBlobStore } from './storage/open-blob-store.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
@@ -38,6 +39,12 @@ export interface Services {
    * forward itself instead of sleeping. Read once per use, as a function reference.
    */
   readonly now: () => number;
+  /**
+   * Where file bytes live (storage.blobs): one store per process, opened with the services and
+   * closed with them. Opening connects to nothing (an S3 store loads its SDK on first use), so
+   * commands that never touch files pay nothing for it.
+   */
+  readonly blobs: BlobStore;
   close(): Promise<void>;
 }
 
@@ -79,6 +86,7 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
   const logger = options.logger ?? createLogger(config.log.level, 'stderr');
   const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
   const apiKeys = new ApiKeys(db, config.keys.prefix, now);
+  const blobs = openBlobStore(config.storage.blobs);
   return {
     config,
     db,
@@ -88,17 +96,19 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
     ledger: new Ledger(db, now),
     catalog: new Catalog(config),
     now,
+    blobs,
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
+      await blobs.close().catch(() => undefined);
       await db.destroy();
       await checkpointer?.close();
     },
   };
 }
 
-/** Stored files over a process's database and blob store (the CLI's `files` commands use it alone). */
+/** Stored files over a process's database and its one blob store (the CLI's `files` commands use it alone). */
 export function openFiles(services: Services): Files {
-  return new Files(services.db, openBlobStore(services.config.storage.blobs), services.config.storage.tempTtlMs, services.now);
+  return new Files(services.db, services.blobs, services.config.storage.tempTtlMs, services.now);
 }
 
 /** The job store over a process's database (the CLI's `jobs` commands use it alone). */

@@ -84,6 +84,10 @@ export const errorCatalog = {
     status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http',
     description: "a result's file has expired and was removed",
   },
+  file_content_missing: {
+    status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: false, seenIn: 'http',
+    description: "a file that exists has lost its bytes in the blob store (`storage.blobs`: removed by hand, or the store was switched without `files migrate-store`); the operator must check the storage, the gateway logs the key and the store",
+  },
   variant_not_available: {
     status: 404, type: 'invalid_request_error', anthropicType: 'not_found_error', retryable: null, seenIn: 'http',
     description: 'a video variant other than `video` (only the video is stored; `param: "variant"`)',
@@ -209,6 +213,10 @@ export const errorCatalog = {
   rate_limiter_unavailable: {
     status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
     description: "the rate limiter's Redis does not answer (`cache.on_unavailable: closed`); nothing was done",
+  },
+  storage_unavailable: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http, cli',
+    description: 'the blob store (`storage.blobs`) cannot be reached or refuses the gateway (network, credentials, missing bucket); nothing was charged, `Retry-After: 5`; the log and `/readyz` name the store',
   },
   upstream_timeout: {
     status: 504, type: 'server_error', anthropicType: 'timeout_error', retryable: true, seenIn: 'http',

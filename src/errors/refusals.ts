@@ -24,6 +24,25 @@ export const databaseUnavailable = () =>
     headers: { 'retry-after': String(databaseRetryAfterSeconds) },
   });
 
+/** Seconds a client is asked to wait while the blob store is unreachable. */
+export const storageRetryAfterSeconds = 5;
+
+/**
+ * The blob store (storage.blobs) cannot be reached: a 503 the client may retry. The message
+ * does not name the store (an operator's detail): the log and /readyz do.
+ */
+export const storageUnavailable = () =>
+  new GatewayError('storage_unavailable', 'File storage is unreachable at the moment; nothing was charged. Retry in a few seconds.', {
+    headers: { 'retry-after': String(storageRetryAfterSeconds) },
+  });
+
+/** A file row whose bytes are gone from the blob store: the operator's to look into, never the client's. */
+export const fileContentMissing = (fileId?: number) =>
+  new GatewayError(
+    'file_content_missing',
+    `The content of ${fileId === undefined ? 'this file' : `file ${fileId}`} is missing from the gateway's file storage: the file exists, but its bytes are gone from the store. Ask the operator to check the storage.`,
+  );
+
 export function validationFailed(details: readonly ValidationDetail[]): GatewayError {
   // Bounded whatever the request: at most maxDetailEntries entries, each echoing a bounded input.
   const detail = details.slice(0, maxDetailEntries).map((entry) => {

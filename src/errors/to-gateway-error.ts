@@ -16,12 +16,13 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { IdempotencyConflictError } from '../jobs/job-store.js';
 import { JobAlreadyEndedError, JobNotFoundError } from '../jobs/present.js';
 import { ContextWindowExceededError } from '../pipeline/context-window.js';
+import { BlobMissingError, BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
 import { InfrastructureError } from '../util/infrastructure-error.js';
 import { InvalidCursorError } from '../util/invalid-cursor-error.js';
 import { RequestValidationError } from '../validation/zod-details.js';
 import { GatewayError } from './gateway-error.js';
-import { databaseUnavailable, invalidKey, validationFailed } from './refusals.js';
+import { databaseUnavailable, fileContentMissing, invalidKey, storageUnavailable, validationFailed } from './refusals.js';
 
 export type Surface = 'http' | 'cli';
 
@@ -46,6 +47,8 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof QuotaExceededError) return new GatewayError('quota_exceeded', error.message);
   if (error instanceof FileNotFoundError) return new GatewayError('not_found', `No file found with id '${error.fileId}'.`);
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  if (error instanceof BlobStoreUnavailableError) return storageUnavailable();
+  if (error instanceof BlobMissingError) return fileContentMissing(error.fileId);
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 

@@ -3,10 +3,19 @@
 // range is 416 with `bytes */N`; several ranges get the whole file (200), which the RFC
 // allows and keeps us out of multipart/byteranges. `If-Range` with the current ETag (or a
 // date not older than Last-Modified) honours the range, anything else sends the whole file.
+// The bytes are streamed from their store: the size comes from the caller (the file's row), so
+// the status is decided here, and only the range answered is read from the store.
+import type { Readable } from 'node:stream';
 import type { Context } from './state.js';
 
 export interface Content {
-  readonly data: Uint8Array;
+  /** The whole content's length in bytes. */
+  readonly size: number;
+  /**
+   * A stream of the bytes, or of [start, end] of them (inclusive). Rejects before any byte when
+   * they cannot be read, so the error is answered instead of a cut body.
+   */
+  readonly open: (range?: { start: number; end: number }) => Promise<Readable>;
   readonly mediaType: string;
   readonly lastModifiedMs: number;
   /** A strong ETag, quoted. */
@@ -53,27 +62,36 @@ export function contentDisposition(name: string): string {
   return `inline; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
 
-export function sendContent(ctx: Context, content: Content): void {
-  const size = content.data.byteLength;
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('ETag', content.etag);
-  ctx.set('Last-Modified', new Date(content.lastModifiedMs).toUTCString());
-  if (content.filename) ctx.set('Content-Disposition', contentDisposition(content.filename));
+export async function sendContent(ctx: Context, content: Content): Promise<void> {
+  const { size } = content;
   const range = ifRangeHolds(ctx.get('if-range') || undefined, content) ? parseRange(ctx.get('range') || undefined, size) : undefined;
   if (range === 'unsatisfiable') {
+    setContentHeaders(ctx, content);
     ctx.status = 416;
     ctx.set('Content-Range', `bytes */${size}`);
     ctx.body = ''; // not null: Koa would turn a null body into a 204
     return;
   }
+  // Opened before any header is set: a missing blob or an unreachable store is thrown from
+  // here and answered as an error (src/errors/to-gateway-error.ts), not as a cut 200.
+  const body = range === undefined ? await content.open() : await content.open({ start: range[0], end: range[1] });
+  setContentHeaders(ctx, content);
   ctx.type = content.mediaType;
+  ctx.body = body;
   if (range === undefined) {
     ctx.status = 200;
-    ctx.body = Buffer.from(content.data.buffer, content.data.byteOffset, size);
+    ctx.length = size;
     return;
   }
   const [start, end] = range;
   ctx.status = 206;
   ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-  ctx.body = Buffer.from(content.data.buffer, content.data.byteOffset + start, end - start + 1);
+  ctx.length = end - start + 1;
+}
+
+function setContentHeaders(ctx: Context, content: Content): void {
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('ETag', content.etag);
+  ctx.set('Last-Modified', new Date(content.lastModifiedMs).toUTCString());
+  if (content.filename) ctx.set('Content-Disposition', contentDisposition(content.filename));
 }

@@ -8,6 +8,7 @@ import { imageType } from '../media-files/inspect.js';
 import { planUpscale } from '../media-files/upscale-plan.js';
 import type { GeneratedImage, ImageGenerationRequest, ImageUpscaleRequest, InputFile } from '../model/media.js';
 import type { ServerServices } from '../services.js';
+import type { StoredFile } from '../storage/files.js';
 import { invalid } from '../validation/zod-details.js';
 import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
 
@@ -53,6 +54,7 @@ export async function generateImages(services: ServerServices, caller: MediaCall
     }
   }
   caller.log.model = model.id;
+  let stored: StoredFile[] = [];
   const request: ImageGenerationRequest = {
     prompt: body.prompt,
     n: body.n,
@@ -74,8 +76,11 @@ export async function generateImages(services: ServerServices, caller: MediaCall
     // Charged per image actually returned.
     actualUnits: (result) => imagesPriceUnits(unitPrice, Math.min(result.length, body.n)),
     description: `image ${references.length > 0 ? 'edit' : 'generation'} ${model.id}`,
+    keep: async (result) => {
+      stored = await storeImages(services, caller, result);
+    },
   });
-  await recordImages(services, caller, { model: model.id, prompt: body.prompt, unitPrice }, images);
+  await recordImages(services, caller, { model: model.id, prompt: body.prompt, unitPrice }, stored);
   return { model, images };
 }
 
@@ -106,6 +111,7 @@ export async function upscaleImage(services: ServerServices, caller: MediaCaller
       : { ...upload, mediaType: 'image/png', data: await sharp(upload.data).resize(plan.inputWidth, plan.inputHeight, { fit: 'fill' }).png().toBuffer() };
   const unitPrice = imageUnitPrice(model.config.pricing, {});
   if (unitPrice === undefined) throw invalid(['body', 'model'], `${model.id} has no price per image`, model.id);
+  let stored: StoredFile[] = [];
   const image = await chargedMediaCall<ImageUpscaleRequest, GeneratedImage>(services, {
     caller,
     model,
@@ -114,27 +120,36 @@ export async function upscaleImage(services: ServerServices, caller: MediaCaller
     holdUnits: imagesPriceUnits(unitPrice, 1),
     actualUnits: () => imagesPriceUnits(unitPrice, 1),
     description: `image upscale ${model.id} ×${fields.scale}`,
+    keep: async (result) => {
+      stored = await storeImages(services, caller, [result]);
+    },
   });
-  await recordImages(services, caller, { model: model.id, prompt: null, unitPrice }, [image]);
+  await recordImages(services, caller, { model: model.id, prompt: null, unitPrice }, stored);
   return { model, image, size: `${plan.outputWidth}x${plan.outputHeight}` };
 }
 
-/** Every image becomes a stored file and a line of the image history. */
-async function recordImages(services: ServerServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, images: readonly GeneratedImage[]): Promise<void> {
+/**
+ * Every image becomes a stored file, before the charge is settled (chargedMediaCall's `keep`):
+ * a blob store that cannot take them fails the request with its hold released.
+ */
+async function storeImages(services: ServerServices, caller: MediaCaller, images: readonly GeneratedImage[]): Promise<StoredFile[]> {
+  const files: StoredFile[] = [];
+  for (const image of images) files.push(await services.files.save(caller.apiKey.accountId, 'image', image.mediaType, image.data));
+  return files;
+}
+
+/** Every stored image becomes a line of the image history. */
+async function recordImages(services: ServerServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, files: readonly StoredFile[]): Promise<void> {
   const { apiKey, requestId } = caller;
-  const records = [];
-  for (const image of images) {
-    const file = await services.files.save(apiKey.accountId, 'image', image.mediaType, image.data);
-    records.push({
-      accountId: apiKey.accountId,
-      keyId: apiKey.id,
-      type: 'image' as const,
-      model: context.model,
-      prompt: context.prompt,
-      chargedUnits: imagesPriceUnits(context.unitPrice, 1),
-      fileIds: [file.id],
-      requestId,
-    });
-  }
+  const records = files.map((file) => ({
+    accountId: apiKey.accountId,
+    keyId: apiKey.id,
+    type: 'image' as const,
+    model: context.model,
+    prompt: context.prompt,
+    chargedUnits: imagesPriceUnits(context.unitPrice, 1),
+    fileIds: [file.id],
+    requestId,
+  }));
   await services.generations.record(records);
 }

@@ -1,11 +1,13 @@
 // Collecting a completed job: its results downloaded and stored as files of the account, then
 // the job ended in one transaction with its settle, history line and webhook (job-store.ts
-// complete). A download that fails is retried later; a runner that lost the job meanwhile
-// stores nothing more.
+// complete). A download that fails, or a blob store that cannot take the result, is retried
+// later; a runner that lost the job meanwhile stores nothing more. Downloads are whole buffers
+// (media-transport caps their size), stored with one put each.
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job, JobResult } from '../jobs/job.js';
 import type { UpstreamJobState } from '../model/jobs.js';
 import type { MediaTarget } from '../vendors/media-types.js';
+import { BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { backoffMs, type JobStep, type JobVendor, stepSignal } from './job-context.js';
 import { jobKinds } from './job-kinds.js';
@@ -33,7 +35,18 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
     }
     if (!(await jobs.renewLease(job, owner))) return; // another runner or the operator took over
     const extension = asset.mediaType === 'video/mp4' ? 'mp4' : 'mp3';
-    const file = await files.save(job.accountId, kind.filePurpose, asset.mediaType, data, { filename: `${job.id}-${index}.${extension}` });
+    let file;
+    try {
+      file = await files.save(job.accountId, kind.filePurpose, asset.mediaType, data, { filename: `${job.id}-${index}.${extension}` });
+    } catch (error) {
+      if (!(error instanceof BlobStoreUnavailableError)) throw error;
+      // The results stay upstream and the money held: collected again once the store is back
+      // (files stored by this attempt are temporary and expire unreferenced).
+      const retryInMs = backoffMs(job.polls);
+      logger.warn({ err: error, job_id: job.id, retry_in_ms: retryInMs }, 'job result cannot be stored: the blob store is unavailable; retrying later');
+      await jobs.reschedule(job, owner, { nextRunAt: services.now() + retryInMs, polled: true });
+      return;
+    }
     fileIds.push(file.id);
   }
   const result: JobResult = { fileIds, ...kind.resultDetails(job, assets) };

@@ -6,6 +6,7 @@
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job } from '../jobs/job.js';
 import type { InputFile } from '../model/media.js';
+import { BlobMissingError, BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { keyedSubmit } from '../vendors/job-types.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
@@ -25,7 +26,9 @@ export function submitKeyOf(job: Pick<Job, 'id' | 'submitKey'>): string {
 export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogModel): Promise<void> {
   const { services, owner } = step;
   const { jobs, logger, routeCooldowns } = services;
-  const request = await upstreamRequest(step, job);
+  const built = await upstreamRequest(step, job);
+  if (built === undefined) return;
+  const { request } = built;
   const routes = availableRoutes(model.routes, routeCooldowns, services.now());
   let lastError: UpstreamError | undefined;
   if (routes.length > 0) {
@@ -85,7 +88,9 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
     return;
   }
   logger.info({ job_id: job.id, provider, submit_key: job.submitKey }, 'job found mid-submit; re-sending with its idempotency key');
-  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', await upstreamRequest(step, job));
+  const built = await upstreamRequest(step, job);
+  if (built === undefined) return;
+  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request);
   if (outcome.kind !== 'refused') return;
   const error = outcome.error;
   // 409: a vendor may answer a key whose first request it is still working on so (Stripe
@@ -164,14 +169,49 @@ function isRefusal(error: unknown, keyed: boolean): error is UpstreamError {
   return true;
 }
 
-/** The upstream request of a job: its stored request, with file inputs read back from storage. */
-async function upstreamRequest(step: JobStep, job: Job): Promise<unknown> {
-  const { files } = step.services;
+/** A job's input file is gone (its row expired or removed, or its bytes missing from the blob store): the job cannot be sent. */
+class JobInputMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobInputMissingError';
+  }
+}
+
+/**
+ * The upstream request of a job: its stored request, with file inputs read back from storage
+ * (whole: they become one multipart body). Undefined when the job was handled here: failed
+ * (an input is gone for good: nothing was sent, the hold is released) or rescheduled (the blob
+ * store cannot be reached now: the job waits for it, its money stays held).
+ */
+async function upstreamRequest(step: JobStep, job: Job): Promise<{ request: unknown } | undefined> {
+  const { services, owner } = step;
+  const { files, jobs, logger } = services;
   const input = async (id: unknown): Promise<InputFile | undefined> => {
     if (typeof id !== 'number') return undefined;
+    // Any account (null): the job's own input, checked against its account when it was created.
     const file = await files.get(null, id);
-    if (!file) throw new Error(`input file ${id} of job ${job.id} is gone`);
-    return { data: await files.read(file), mediaType: file.mediaType, filename: file.filename ?? `input-${id}` };
+    if (!file) throw new JobInputMissingError(`the input file ${id} of this job has expired or was removed before the job could be sent upstream; nothing was charged`);
+    try {
+      return { data: await files.read(file), mediaType: file.mediaType, filename: file.filename ?? `input-${id}` };
+    } catch (error) {
+      if (!(error instanceof BlobMissingError)) throw error;
+      logger.error({ err: error, job_id: job.id, file_id: id }, 'job input file has lost its bytes in the blob store; failing the job');
+      throw new JobInputMissingError(`the content of input file ${id} is missing from the gateway's file storage (ask the operator to check the storage); nothing was charged`);
+    }
   };
-  return jobKinds[job.kind].upstreamRequest(job.request, input);
+  try {
+    return { request: await jobKinds[job.kind].upstreamRequest(job.request, input) };
+  } catch (error) {
+    if (error instanceof JobInputMissingError) {
+      await jobs.fail(job, owner, { code: 'input_file_missing', message: error.message });
+      return undefined;
+    }
+    if (error instanceof BlobStoreUnavailableError) {
+      const retryInMs = backoffMs(job.polls);
+      logger.warn({ err: error, job_id: job.id, retry_in_ms: retryInMs }, 'job input cannot be read: the blob store is unavailable; retrying later');
+      await jobs.reschedule(job, owner, { nextRunAt: services.now() + retryInMs, polled: true });
+      return undefined;
+    }
+    throw error;
+  }
 }

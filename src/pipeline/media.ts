@@ -48,9 +48,15 @@ export interface MediaCall<Request, Result> {
   /** The actual price once the upstream answered (never above the hold: the excess is not charged). */
   readonly actualUnits: (result: Result) => bigint;
   readonly description: string;
+  /**
+   * Keeps what the client is to receive (images stored as files) before the charge is settled:
+   * when it fails (the blob store is down), the hold is released uncharged and its error thrown
+   * on — a client is never charged for a result it did not get.
+   */
+  readonly keep?: (result: Result) => Promise<void>;
 }
 
-/** Hold, upstream (with fallback), settle — or release on failure. The charge is noted on the caller's log. */
+/** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
 export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
   const hold =
@@ -69,6 +75,14 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
   } catch (error) {
     if (hold) await services.settles.release(hold.id);
     throw upstreamFailure(error);
+  }
+  if (call.keep) {
+    try {
+      await call.keep(result);
+    } catch (error) {
+      if (hold) await services.settles.release(hold.id);
+      throw error;
+    }
   }
   if (hold) {
     // Retried in the background when the database cannot take it now (pending-settles.ts).

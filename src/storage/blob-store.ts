@@ -42,8 +42,10 @@ export class BlobMissingError extends Error {
   constructor(
     readonly key: string,
     readonly store: string,
+    /** The file whose bytes these were, when the caller knows it (src/storage/files.ts). */
+    readonly fileId?: number,
   ) {
-    super(`the blob "${key}" is missing from the ${store}`);
+    super(`the blob "${key}"${fileId === undefined ? '' : ` of file ${fileId}`} is missing from the ${store}`);
     this.name = 'BlobMissingError';
   }
 }
@@ -79,6 +81,16 @@ export class MeasuringStream extends Transform {
   written(): BlobWritten {
     return { bytes: this.bytes, sha256: this.hash.digest('hex') };
   }
+}
+
+/**
+ * Watches a put's source for its own failure (a client's upload cut off, a download that
+ * broke), so a store reports that error as it is and not as the store being unavailable.
+ */
+export function sourceFailure(body: Uint8Array | Readable): { error: Error | undefined } {
+  const seen: { error: Error | undefined } = { error: undefined };
+  if (!(body instanceof Uint8Array)) body.once('error', (error: Error) => (seen.error ??= error));
+  return seen;
 }
 
 export function measureBytes(data: Uint8Array): BlobWritten {

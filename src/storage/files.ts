@@ -2,8 +2,9 @@
 // (written first, atomically), the row here. Files are temporary (storage.temp_ttl) unless
 // kept; keeping is bounded by a per-account quota of permanent bytes; expired files lose
 // their bytes to the garbage collector (the runner's chore, and `gateway files gc`).
+import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { type BlobStore, readAll } from './blob-store.js';
+import { BlobMissingError, type BlobRange, type BlobStore, readAll } from './blob-store.js';
 import { newId } from '../util/ids.js';
 import { decodeIdCursor } from './cursor.js';
 
@@ -92,20 +93,30 @@ export class Files {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Stores bytes for an account as a temporary file: the blob first, then the row. */
-  async save(accountId: string, purpose: string, mediaType: string, data: Uint8Array, options: { filename?: string; expiresAt?: number; within?: Knex.Transaction } = {}): Promise<StoredFile> {
+  /**
+   * Stores bytes for an account as a temporary file: the blob first, then the row. `data` may be
+   * a stream (an upload, a download): its size and SHA-256 are measured by the store on the way
+   * through. A store that fails throws BlobStoreUnavailableError and no row is written.
+   */
+  async save(
+    accountId: string,
+    purpose: string,
+    mediaType: string,
+    data: Uint8Array | Readable,
+    options: { filename?: string; expiresAt?: number; within?: Knex.Transaction } = {},
+  ): Promise<StoredFile> {
     const createdAt = this.now();
     const day = new Date(createdAt).toISOString().slice(0, 10);
     // A random key (the row id is not known before the insert): no two files share bytes.
     const storageKey = `${day}/${newId('blob')}.${extensions[mediaType] ?? 'bin'}`;
-    const { sha256 } = await this.blobs.put(storageKey, data, mediaType);
+    const { bytes, sha256 } = await this.blobs.put(storageKey, data, mediaType);
     const row = {
       account_id: accountId,
       purpose,
       media_type: mediaType,
       // 255 characters (code points: what varchar(255) counts), never half of a surrogate pair.
       filename: options.filename === undefined ? null : Array.from(options.filename).slice(0, 255).join(''),
-      bytes: data.byteLength,
+      bytes,
       sha256,
       storage_key: storageKey,
       permanent: false,
@@ -127,8 +138,22 @@ export class Files {
     return file.expiresAt !== null && file.expiresAt <= this.now() ? undefined : file;
   }
 
+  /**
+   * A stream of the file's bytes, or of `range` of them (inclusive positions within file.bytes).
+   * Rejects before any byte with BlobMissingError (the row outlived its blob) or
+   * BlobStoreUnavailableError (the store cannot be reached).
+   */
+  async open(file: StoredFile, range?: BlobRange): Promise<Readable> {
+    try {
+      return await this.blobs.open(file.storageKey, range);
+    } catch (error) {
+      throw error instanceof BlobMissingError ? new BlobMissingError(error.key, error.store, file.id) : error;
+    }
+  }
+
+  /** The whole file in memory: only where the bytes are needed at once (a job input sent upstream in one request). */
   async read(file: StoredFile): Promise<Uint8Array> {
-    return readAll(await this.blobs.open(file.storageKey));
+    return readAll(await this.open(file));
   }
 
   /** Newest first; `cursor` is the previous page's nextCursor (the last file id). */
@@ -177,7 +202,11 @@ export class Files {
     return (await this.db('files').where({ id }).whereNull('deleted_at').update({ deleted_at: this.now() })) > 0;
   }
 
-  /** Removes the bytes of expired temporary files and marks their rows deleted. */
+  /**
+   * Removes the bytes of expired temporary files and marks their rows deleted, one file at a
+   * time: the blob first, so a store that fails (BlobStoreUnavailableError, thrown on) leaves
+   * that row and the rest unmarked, to be collected on the next round.
+   */
   async collectGarbage(limit = 500): Promise<{ files: number; bytes: number }> {
     const expired = await this.db('files').whereNull('deleted_at').andWhere('permanent', false).andWhere('expires_at', '<=', this.now()).orderBy('expires_at').limit(limit);
     let files = 0;

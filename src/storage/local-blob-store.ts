@@ -6,7 +6,7 @@ import { access, constants, mkdir, open, rename, rm, stat } from 'node:fs/promis
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, BlobMissingError, type BlobRange, type BlobStore, BlobStoreUnavailableError, type BlobWritten, measureBytes, MeasuringStream } from './blob-store.js';
+import { assertBlobKey, BlobMissingError, type BlobRange, type BlobStore, BlobStoreUnavailableError, type BlobWritten, measureBytes, MeasuringStream, sourceFailure } from './blob-store.js';
 
 export class LocalBlobStore implements BlobStore {
   readonly description: string;
@@ -22,7 +22,14 @@ export class LocalBlobStore implements BlobStore {
 
   async put(key: string, body: Uint8Array | Readable, _mediaType: string): Promise<BlobWritten> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    // A failing source (an upload cut off) is the caller's error, thrown as it is; anything else
+    // here is the directory's (full, read-only, gone), reported as the store being unavailable.
+    const source = sourceFailure(body);
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+    } catch (error) {
+      throw this.unavailable(error);
+    }
     const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       let written: BlobWritten;
@@ -42,9 +49,14 @@ export class LocalBlobStore implements BlobStore {
       await rename(temporary, target);
       return written;
     } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw source.error ?? this.unavailable(error);
     }
+  }
+
+  private unavailable(error: unknown): Error {
+    if (error instanceof BlobStoreUnavailableError) return error;
+    return new BlobStoreUnavailableError(this.description, (error as Error).message, { cause: error });
   }
 
   async open(key: string, range?: BlobRange): Promise<Readable> {
@@ -53,7 +65,7 @@ export class LocalBlobStore implements BlobStore {
       handle = await open(this.pathOf(key), 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobMissingError(key, this.description);
-      throw new BlobStoreUnavailableError(this.description, (error as Error).message, { cause: error });
+      throw this.unavailable(error);
     }
     // The stream owns the handle from here and closes it at its end or on destroy.
     return handle.createReadStream(range === undefined ? {} : { start: range.start, end: range.end });
@@ -69,7 +81,12 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    const target = this.pathOf(key);
+    try {
+      await rm(target, { force: true });
+    } catch (error) {
+      throw this.unavailable(error);
+    }
   }
 
   async check(): Promise<void> {

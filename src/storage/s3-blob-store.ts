@@ -2,10 +2,9 @@
 // through the official AWS SDK. Every instance on every machine sees the same objects, which is
 // what lets a file made through one instance be served by another.
 // The SDK is loaded on first use: a gateway on local storage never pays for it.
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { BlobStoreConfig } from '../config/load.js';
-import { assertBlobKey, BlobMissingError, type BlobRange, type BlobStore, BlobStoreUnavailableError, type BlobWritten, measureBytes, MeasuringStream } from './blob-store.js';
+import { assertBlobKey, BlobMissingError, type BlobRange, type BlobStore, BlobStoreUnavailableError, type BlobWritten, measureBytes, MeasuringStream, sourceFailure } from './blob-store.js';
 
 type S3Config = Extract<BlobStoreConfig, { kind: 's3' }>;
 type Sdk = typeof import('@aws-sdk/client-s3');
@@ -72,6 +71,8 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, body: Uint8Array | Readable, mediaType: string): Promise<BlobWritten> {
     const Key = this.objectKey(key);
+    // A failing source (an upload cut off) is the caller's error, thrown as it is.
+    const source = sourceFailure(body);
     const { sdk, client, Upload } = await this.connect();
     try {
       if (body instanceof Uint8Array && body.byteLength <= this.config.partSizeBytes) {
@@ -93,7 +94,7 @@ export class S3BlobStore implements BlobStore {
       await upload.done();
       return measuring.written();
     } catch (error) {
-      throw this.failure(error);
+      throw source.error ?? this.failure(error);
     }
   }
 
@@ -104,7 +105,20 @@ export class S3BlobStore implements BlobStore {
       const response = await client.send(
         new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key, Range: range === undefined ? undefined : `bytes=${range.start}-${range.end}` }),
       );
-      return response.Body as Readable;
+      const body = response.Body as Readable;
+      if (range === undefined) return body;
+      // A store answers the range asked for; one that sends more (the whole object, or a longer
+      // range — some S3-compatible servers do) is cut to it here, so a caller never gets more bytes
+      // than its Content-Length promised.
+      const answered = /^bytes (\d+)-(\d+)\//.exec(response.ContentRange ?? '');
+      const first = answered ? Number(answered[1]) : 0;
+      const last = answered ? Number(answered[2]) : Number.POSITIVE_INFINITY;
+      if (first === range.start && last === range.end) return body;
+      if (first > range.start) {
+        body.destroy();
+        throw new BlobStoreUnavailableError(this.description, `asked for bytes ${range.start}-${range.end} of "${key}", the store answered ${response.ContentRange}`);
+      }
+      return sliceStream(body, range.start - first, range.end - range.start + 1);
     } catch (error) {
       throw this.failure(error, key);
     }
@@ -155,4 +169,34 @@ export class S3BlobStore implements BlobStore {
     const connection = await this.connection.catch(() => undefined);
     connection?.client.destroy();
   }
+}
+
+/** `take` bytes of `source` after skipping `skip`; the source is destroyed once they have passed. */
+function sliceStream(source: Readable, skip: number, take: number): Readable {
+  let toSkip = skip;
+  let toTake = take;
+  const slice = new PassThrough();
+  source.on('data', (chunk: Buffer) => {
+    let part = chunk;
+    if (toSkip > 0) {
+      const skipped = Math.min(toSkip, part.length);
+      toSkip -= skipped;
+      part = part.subarray(skipped);
+    }
+    if (part.length === 0 || toTake === 0) return;
+    const taken = part.subarray(0, toTake);
+    toTake -= taken.length;
+    if (!slice.write(taken)) source.pause();
+    if (toTake === 0) {
+      slice.end();
+      source.destroy();
+    }
+  });
+  slice.on('drain', () => source.resume());
+  source.on('end', () => {
+    if (toTake > 0) slice.destroy(new Error(`the store's answer ended ${toTake} bytes short of the range`));
+  });
+  source.on('error', (error) => slice.destroy(error));
+  slice.on('close', () => source.destroy());
+  return slice;
 }

@@ -19,19 +19,34 @@ export interface TestS3Server {
   /** Those two variables, for a config's env. */
   readonly env: Record<string, string>;
   stop(): Promise<void>;
+  /** Stops answering (connections refused) but keeps the objects, for resume(): a store outage. */
+  interrupt(): Promise<void>;
+  /** Answers again, on the same port, with the same objects. */
+  resume(): Promise<void>;
 }
 
 export async function startS3Server(t: ExecutionContext | undefined, options: { port?: number; bucket?: string; prefix?: string } = {}): Promise<TestS3Server> {
   const directory = mkdtempSync(path.join(tmpdir(), 'gateway-s3-'));
   const bucket = options.bucket ?? 'gateway-test';
-  const server = new S3rver({ port: options.port ?? 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const serverOn = (port: number) => new S3rver({ port, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  let server: S3rver | undefined = serverOn(options.port ?? 0);
   const { port } = await server.run();
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await server.close();
+    await server?.close();
+    server = undefined;
     rmSync(directory, { recursive: true, force: true });
+  };
+  const interrupt = async () => {
+    await server?.close();
+    server = undefined;
+  };
+  const resume = async () => {
+    if (server || stopped) return;
+    server = serverOn(port);
+    await server.run();
   };
   t?.teardown(stop);
   const endpoint = `http://127.0.0.1:${port}`;
@@ -52,5 +67,7 @@ export async function startS3Server(t: ExecutionContext | undefined, options: { 
     },
     env: { S3_TEST_ACCESS_KEY_ID: 'S3RVER', S3_TEST_SECRET_ACCESS_KEY: 'S3RVER' },
     stop,
+    interrupt,
+    resume,
   };
 }

@@ -25,6 +25,10 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       if (ctx.status === 404 && ctx.body === undefined) throw new GatewayError('unknown_endpoint', `Unknown endpoint: ${ctx.method} ${ctx.path}`);
     } catch (error) {
       let refusal = toGatewayError(error, 'http');
+      if (refusal?.code === 'storage_unavailable' || refusal?.code === 'file_content_missing') {
+        // The client's message does not name the store; the operator's log does (the key, the store, why).
+        logger.error({ err: error, request_id: requestId }, (error as Error).message);
+      }
       if (!refusal) {
         logger.error({ err: error, request_id: requestId }, 'unhandled error');
         refusal = new GatewayError('internal_error', `Internal error; quote request id ${requestId} to the operator.`);

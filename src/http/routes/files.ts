@@ -62,9 +62,20 @@ export const retrieveFile: Handler = async (ctx, services) => {
   ctx.body = publicFile(await ownFile(ctx, services));
 };
 
-/** A stored file's bytes, with Range; its content hash is the ETag. */
+/**
+ * A stored file's bytes streamed from the blob store, with Range (only the range is read from
+ * the store); its content hash is the ETag. A blob gone from the store is a 404
+ * `file_content_missing`, a store that cannot be reached a 503 `storage_unavailable`.
+ */
 export async function sendStoredFile(ctx: Context, services: ServerServices, file: StoredFile): Promise<void> {
-  sendContent(ctx, { data: await services.files.read(file), mediaType: file.mediaType, lastModifiedMs: file.createdAt, etag: `"${file.sha256.slice(0, 32)}"`, filename: file.filename ?? undefined });
+  await sendContent(ctx, {
+    size: file.bytes,
+    open: (range) => services.files.open(file, range),
+    mediaType: file.mediaType,
+    lastModifiedMs: file.createdAt,
+    etag: `"${file.sha256.slice(0, 32)}"`,
+    filename: file.filename ?? undefined,
+  });
 }
 
 export const fileContent: Handler = async (ctx, services) => {

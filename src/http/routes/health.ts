@@ -5,7 +5,7 @@ export const healthz: Handler = (ctx) => {
   ctx.body = { status: 'ok' };
 };
 
-/** Ready when the database answers and, if Redis is configured, Redis answers within cache.timeout. */
+/** Ready when the database answers, Redis (if configured) answers within cache.timeout, and the blob store (storage.blobs) can be used. */
 export const readyz: Handler = async (ctx, services) => {
   try {
     await services.db.raw('select 1');
@@ -28,6 +28,14 @@ export const readyz: Handler = async (ctx, services) => {
       };
       return;
     }
+  }
+  // The blob store: every file route and job result needs it (an S3 store: its bucket answers within 3 s).
+  try {
+    await services.blobs.check();
+  } catch (error) {
+    ctx.status = 503;
+    ctx.body = { status: 'unavailable', reason: `file storage unavailable: ${(error as Error).message}` };
+    return;
   }
   ctx.body = { status: 'ready' };
 };
