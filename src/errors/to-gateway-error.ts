@@ -46,9 +46,10 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof IdempotencyConflictError) return new GatewayError('idempotency_key_reused', error.message, { param: 'idempotency_key' });
   if (error instanceof QuotaExceededError) return new GatewayError('quota_exceeded', error.message);
   if (error instanceof FileNotFoundError) return new GatewayError('not_found', `No file found with id '${error.fileId}'.`);
-  if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  // Before the database: a store's refused connection would read as the database's.
   if (error instanceof BlobStoreUnavailableError) return storageUnavailable();
   if (error instanceof BlobMissingError) return fileContentMissing(error.fileId);
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 
