@@ -19,6 +19,7 @@ import { createKeyv } from './cache/keyv.js';
 import { openRedisConnection, redactRedisUrl as redactRedisUrlOf, type RedisConnection } from './cache/redis-connection.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { openBlobStore } from './storage/open-blob-store.js';
+import { admitInstance, blobStoreIdentity } from './process/shared-storage.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
@@ -174,6 +175,7 @@ export async function openServerServices(
     onSize: (size) => metrics.pendingSettles.set(size),
     onDropped: (count) => metrics.settlesDropped.inc(count),
   });
+  const blobStore = blobStoreIdentity(config.storage.blobs, config.instance.hostname);
   return {
     ...base,
     rateLimiter,
@@ -187,7 +189,14 @@ export async function openServerServices(
     files: openFiles(base),
     generations,
     jobs,
-    holdOwner: new HoldOwner(base.db, base.ledger, base.logger, { heartbeatMs: config.holds.heartbeatMs, goneAfterMs: config.holds.ownerGoneAfterMs, now: base.now }),
+    holdOwner: new HoldOwner(base.db, base.ledger, base.logger, {
+      heartbeatMs: config.holds.heartbeatMs,
+      goneAfterMs: config.holds.ownerGoneAfterMs,
+      now: base.now,
+      hostname: config.instance.hostname,
+      blobStore,
+      admit: (others) => admitInstance({ hostname: config.instance.hostname, blobStore }, others, base.logger),
+    }),
     settles,
     async close() {
       await settles.close(stopFlushDeadlineMs);

@@ -14,8 +14,13 @@
 // beats every interval) has beaten too. The first sweep after a start comes after that window.
 // Job holds carry no instance (their job settles or releases them; the runner's leases
 // recover a dead runner's jobs) and are never touched here.
+//
+// The row also says where the process keeps file bytes (blob_store). On PostgreSQL a process
+// registers only once `admit` accepted the live instances it finds, under a lock that makes
+// starts one at a time (src/process/shared-storage.ts: refusing local storage across machines).
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
+import { isPostgres } from '../db/dialect.js';
 import type { Logger } from '../observability/logger.js';
 import { newId } from '../util/ids.js';
 import type { Ledger } from './ledger.js';
@@ -26,7 +31,27 @@ export interface HoldOwnerOptions {
   readonly now?: () => number;
   /** Holds released per sweep at most (the next sweep takes the rest). */
   readonly sweepLimit?: number;
+  /** The machine recorded in the row (default: the OS host name). */
+  readonly hostname?: string;
+  /** Where this process keeps file bytes, recorded in the row (src/process/shared-storage.ts). */
+  readonly blobStore?: string;
+  /**
+   * On PostgreSQL, called at register() with the other live instances (heartbeat newer than
+   * goneAfterMs); throwing refuses the start and nothing is written.
+   */
+  readonly admit?: (others: readonly LiveInstanceRow[]) => void;
 }
+
+/** Another instance's row, as register() hands it to `admit`. */
+export interface LiveInstanceRow {
+  readonly id: string;
+  readonly hostname: string;
+  readonly pid: number;
+  readonly blob_store: string | null;
+}
+
+/** Any constant: the advisory lock that makes registrations (check, then insert) one at a time. */
+const registrationLock = 7_301_162_016;
 
 /** This process as the owner of the holds its requests place. */
 export class HoldOwner {
@@ -46,11 +71,40 @@ export class HoldOwner {
     this.now = options.now ?? Date.now;
   }
 
-  /** Writes this process's row (before it places any hold). */
+  /**
+   * Writes this process's row (before it places any hold). On PostgreSQL, first hands the live
+   * instances to `admit`, under a transaction-scoped advisory lock: two instances starting at
+   * once are checked one after the other, so the second sees the first.
+   */
   async register(): Promise<void> {
     const now = this.now();
-    await this.db('instances').insert({ id: this.id, hostname: hostname().slice(0, 255), pid: process.pid, started_at: now, heartbeat_at: now });
+    const { admit } = this.options;
+    if (admit && isPostgres(this.db)) {
+      await this.db.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(?)', [registrationLock]);
+        const others: LiveInstanceRow[] = await trx('instances')
+          .where('heartbeat_at', '>=', now - this.options.goneAfterMs)
+          .andWhereNot('id', this.id)
+          .select('id', 'hostname', 'pid', 'blob_store')
+          .orderBy('started_at');
+        admit(others.map((row) => ({ ...row, pid: Number(row.pid) })));
+        await trx('instances').insert(this.row(now));
+      });
+    } else {
+      await this.db('instances').insert(this.row(now));
+    }
     this.healthySince = now;
+  }
+
+  private row(now: number) {
+    return {
+      id: this.id,
+      hostname: (this.options.hostname ?? hostname()).slice(0, 255),
+      pid: process.pid,
+      started_at: now,
+      heartbeat_at: now,
+      blob_store: this.options.blobStore?.slice(0, 1024) ?? null,
+    };
   }
 
   /** Beats and sweeps every heartbeat interval until stop(); the first sweep runs now. */
@@ -78,7 +132,7 @@ export class HoldOwner {
         // A peer saw no heartbeat for owner_gone_after (a long outage or a frozen process) and
         // may have released this process's holds: settles of those find them closed.
         this.logger.error({ instance: this.id }, 'this process was taken for dead by a peer: its holds may have been released; registering again');
-        await this.db('instances').insert({ id: this.id, hostname: hostname().slice(0, 255), pid: process.pid, started_at: now, heartbeat_at: now });
+        await this.db('instances').insert(this.row(now));
       }
       this.healthySince ??= now;
     } catch (error) {

@@ -1,6 +1,7 @@
 // Loads, validates and freezes the configuration. This module is the ONLY reader of
 // process.env in the program: everything else receives the frozen Config it returns.
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
@@ -45,6 +46,12 @@ export interface Config {
     readonly drainTimeoutMs: number;
   };
   readonly dataDir: string;
+  /**
+   * The machine this process says it runs on (GATEWAY_INSTANCE_HOSTNAME, else the OS host name):
+   * recorded with its heartbeat in `instances`, where instances on different machines sharing
+   * one database are told apart (src/process/shared-storage.ts) and runners name themselves.
+   */
+  readonly instance: { readonly hostname: string };
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };
   readonly cache: { readonly url: string; readonly timeoutMs: number; readonly onUnavailable: 'open' | 'closed' };
   readonly storage: {
@@ -230,6 +237,8 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   const cacheUrl = env.GATEWAY_CACHE_URL || file.cache.url;
   if (!/^(memory|rediss?:\/\/.+)$/.test(cacheUrl)) envProblems.push(`GATEWAY_CACHE_URL: expected "memory" or "redis://host:port", got "${cacheUrl}"`);
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) envProblems.push(`GATEWAY_DATABASE_URL: expected "sqlite:PATH" or "postgres://…"`);
+  const instanceHostname = (env.GATEWAY_INSTANCE_HOSTNAME ?? '').trim() || hostname();
+  if (instanceHostname.length > 255) envProblems.push(`GATEWAY_INSTANCE_HOSTNAME: at most 255 characters, got ${instanceHostname.length}`);
   const logLevel = env.GATEWAY_LOG_LEVEL || file.log.level;
   if (!logLevels.includes(logLevel as (typeof logLevels)[number])) envProblems.push(`GATEWAY_LOG_LEVEL: expected one of ${logLevels.join(', ')}, got "${logLevel}"`);
   if (envProblems.length > 0) throw new ConfigError('the environment', envProblems);
@@ -261,6 +270,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       drainTimeoutMs: parseDuration(file.server.drain_timeout),
     },
     dataDir,
+    instance: { hostname: instanceHostname },
     database: { client: isSqlite ? 'sqlite' : 'postgres', url: databaseUrl, filename, poolMax: file.database.pool_max },
     cache: { url: cacheUrl, timeoutMs: parseDuration(file.cache.timeout), onUnavailable: file.cache.on_unavailable },
     storage: {

@@ -159,13 +159,13 @@ export class JobRunner {
 }
 
 /** Host, process and a random part: two runners in one process differ too. */
-export function runnerId(): string {
-  return `${hostname()}:${process.pid}:${newId('run', 5).slice(4)}`;
+export function runnerId(host: string = hostname()): string {
+  return `${host}:${process.pid}:${newId('run', 5).slice(4)}`;
 }
 
 /** A runner over a serving process's services, with its own webhook sender. */
 export function createJobRunner(services: Omit<RunnerServices, 'webhooks'> & { readonly db: Knex }): JobRunner {
-  const owner = runnerId();
+  const owner = runnerId(services.config.instance.hostname);
   const webhooks = new WebhookSender({ db: services.db, logger: services.logger, config: services.config.webhooks, owner });
   return new JobRunner({ ...services, webhooks }, owner);
 }

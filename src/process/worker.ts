@@ -12,9 +12,10 @@ export interface RunningWorker {
 }
 
 export async function startWorker(services: ServerServices): Promise<RunningWorker> {
+  // Registered first: a worker refused beside instances on other machines (src/process/shared-storage.ts) starts nothing.
+  await services.holdOwner.register();
   const runner = createJobRunner(services);
   runner.start();
-  await services.holdOwner.register();
   services.holdOwner.start();
   const sweeper = setInterval(() => {
     services.ledger.releaseExpired().catch((error: unknown) => services.logger.error({ err: error }, 'hold sweeper failed'));
