@@ -51,5 +51,5 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
   }
   const result: JobResult = { fileIds, ...kind.resultDetails(job, assets) };
   const ended = await jobs.complete(job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw });
-  if (ended) logger.info({ job_id: job.id, files: fileIds.length }, 'job completed');
+  if (ended) logger.info({ job_id: job.id, files: fileIds.length, runner: owner }, 'job completed');
 }

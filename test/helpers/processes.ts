@@ -16,7 +16,11 @@ import { fastJobsConfig } from './job-config.js';
 
 export interface RunningProcess {
   readonly url: string;
+  /** The start-up line (url and pid of serve, runner and pid of worker). */
+  readonly announced: Record<string, string>;
   readonly child: ResultPromise;
+  /** Everything it wrote so far, stdout and stderr (its log lines with --json). */
+  output(): string;
   /** SIGKILL: no cleanup at all, as a power cut would leave it. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -25,8 +29,8 @@ export interface RunningProcess {
 /** Starts `gateway <args> --json` and resolves once its first JSON line (with url or runner) appears. */
 export async function startProcess(args: string[], env: Record<string, string>): Promise<RunningProcess> {
   const child = execa(gatewayBin, [...args, '--json'], { env, reject: false, extendEnv: true, buffer: false });
+  let output = '';
   const line = await new Promise<Record<string, string>>((resolve, reject) => {
-    let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
       // The line with url (serve) or runner (worker); log lines are JSON too (a process starting
@@ -47,7 +51,9 @@ export async function startProcess(args: string[], env: Record<string, string>):
   });
   return {
     url: line.url ?? '',
+    announced: line,
     child,
+    output: () => output,
     async kill() {
       child.kill('SIGKILL');
       await child;
