@@ -109,7 +109,7 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
   workerB.child.kill('SIGSTOP');
   let resumed = false;
   t.teardown(() => void (resumed || workerB.child.kill('SIGCONT')));
-  const created = [];
+  const created: string[] = [];
   for (let index = 0; index < 4; index++) {
     const through = index % 2 === 0 ? serveA : serveB;
     const answer = await api(through, client.key, 'POST', '/v1/videos', {
@@ -139,7 +139,14 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
   });
   const jobs = await database.db('jobs').whereIn('id', created);
   t.deepEqual(jobs.map((job: any) => job.status), ['completed', 'completed', 'completed', 'completed']);
-  const completedBy = new Map(logLines(workerB).filter((line) => line.msg === 'job completed').map((line) => [line.job_id as string, line.runner as string]));
+  // The log line follows the commit: waited for.
+  const completedBy = await eventually(
+    () => {
+      const lines = new Map(logLines(workerB).filter((line) => line.msg === 'job completed').map((line) => [line.job_id as string, line.runner as string]));
+      return lines.size === created.length ? lines : undefined;
+    },
+    { what: "worker B's 'job completed' line for every job", intervalMs: 50 },
+  );
   t.deepEqual(created.map((id) => completedBy.get(id)), created.map(() => workerB.announced.runner), 'worker B completed every job');
   t.deepEqual(logLines(workerA).filter((line) => line.msg === 'job completed'), [], 'worker A completed none');
   for (const job of jobs) {
