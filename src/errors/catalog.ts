@@ -225,7 +225,7 @@ export const errorCatalog = {
   // The CLI's own
   infrastructure_unavailable: {
     status: 503, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli',
-    description: 'what the gateway runs on cannot be used: a port taken, a database unreachable, not migrated or without its directory (the line says what fixes it)',
+    description: 'what the gateway runs on cannot be used: a port taken, a database unreachable, not migrated or without its directory, files kept on the disk of one machine beside instances of other machines (the line says what fixes it)',
   },
   config_invalid: {
     status: 500, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli', exitCode: 78,
