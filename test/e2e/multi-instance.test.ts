@@ -69,7 +69,10 @@ function logLines(running: RunningProcess): Record<string, any>[] {
 const multiTest = needing('postgres', 'redis');
 
 multiTest('two serve and two worker processes of two machines on S3: files, Range, jobs across machines and a worker killed mid-job, rate limit, revocation, local storage refused', async (t) => {
-  t.timeout(180_000);
+  // ~1 min alone on 2 idle cores; 2-3 min beside other process suites.
+  t.timeout(300_000);
+  const started = Date.now();
+  const phase = (name: string) => t.log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const database = await createTestDatabase('postgres');
   t.teardown(() => database.drop());
   const s3 = await startS3Server(t);
@@ -87,6 +90,7 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
   await stopAll(t, [serveA, serveB, workerB]);
   t.teardown(() => workerA.kill());
   t.regex(workerB.announced.runner!, /^host-b:/, 'runners are named by their machine');
+  phase('four processes started');
   const client = await createClient(database, 100_000_000n);
 
   // A file made through A, served by B: whole, and a Range of it (206, exactly those bytes).
@@ -128,6 +132,7 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
     },
     { what: 'worker A is submitting every job', intervalMs: 20 },
   );
+  phase('worker A holds every job');
   await workerA.kill();
   workerB.child.kill('SIGCONT');
   resumed = true;
@@ -137,6 +142,7 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
     intervalMs: 100,
     deadlineMs: 90_000,
   });
+  phase('every job ended');
   const jobs = await database.db('jobs').whereIn('id', created);
   t.deepEqual(jobs.map((job: any) => job.status), ['completed', 'completed', 'completed', 'completed']);
   // The log line follows the commit: waited for.
@@ -183,6 +189,7 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
   await runCliJson(['keys', 'revoke', revokedKey.id], cliEnv(database));
   for (const serve of [serveA, serveB]) t.is((await api(serve, revoked, 'POST', '/v1/chat/completions', chat)).status, 401);
 
+  phase('rate limit and revocation checked');
   // A third machine keeping files on its own disk is refused beside A and B; told the directory is shared, it starts (warning that stores differ).
   const envC = machineEnv(writeConfig({ kind: 'local' }, simulator.url), database, 'host-c', common);
   const refused = await runRefused(['serve', '--host', '127.0.0.1', '--port', '0'], envC);
@@ -192,11 +199,12 @@ multiTest('two serve and two worker processes of two machines on S3: files, Rang
   t.is((await fetch(`${sharedC.url}/healthz`)).status, 200);
   await sharedC.stop();
   t.true(logLines(sharedC).some((line) => line.msg.startsWith('running instances keep files in different stores')), 'the shared directory beside S3 is warned about');
+  phase('refusal checked');
   countRun('postgres');
 });
 
 needing('postgres')('an instance keeping files on its own disk runs first: serve and worker of another machine are refused, even on a shared directory, until it stops', async (t) => {
-  t.timeout(120_000);
+  t.timeout(240_000);
   const database = await createTestDatabase('postgres');
   t.teardown(() => database.drop());
   const envX = machineEnv(writeConfig({ kind: 'local' }), database, 'host-x');
