@@ -1,0 +1,66 @@
+import { Flags } from '@oclif/core';
+import { presentUsage, toCsv, usageGroupings, usageReport, type UsageGrouping } from '../src/billing/usage-report.js';
+import { formatRub } from '../src/billing/money.js';
+import { GatewayCommand, table, type CommandOutput } from '../src/cli/base-command.js';
+import { wholeList } from '../src/cli/list-output.js';
+import { GatewayError } from '../src/errors/gateway-error.js';
+
+/** `2026-11-01` (UTC midnight) or an ISO 8601 time with its zone; ms since the epoch. */
+function parseDate(flag: string, text: string): number {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const withTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const ms = dateOnly ? Date.parse(`${text}T00:00:00Z`) : withTime ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) throw new GatewayError('invalid_argument', `--${flag} "${text}" is not a date: use YYYY-MM-DD (UTC) or an ISO 8601 time with its zone, e.g. 2026-11-01T09:00:00Z`);
+  return ms;
+}
+
+export default class Usage extends GatewayCommand {
+  static override description =
+    'Usage over a period by model, key, account or UTC day: requests, tokens (input, cached, output, reasoning), media requests and the RUB charged — the ledger\'s charges of the period, exactly';
+  static override examples = [
+    '<%= config.bin %> usage --since 2026-11-01 --until 2026-12-01 --by account',
+    '<%= config.bin %> usage --since 2026-11-01 --by model --account acme --json',
+    { description: 'CSV (RFC 4180, a header row) for a spreadsheet', command: '<%= config.bin %> usage --since 2026-11-01 --until 2026-11-08 --by day --csv > week.csv' },
+  ];
+  static override flags = {
+    since: Flags.string({ description: 'start, inclusive: YYYY-MM-DD (UTC midnight) or an ISO 8601 time', required: true }),
+    until: Flags.string({ description: 'end, exclusive: YYYY-MM-DD or an ISO 8601 time (default: now)' }),
+    by: Flags.string({ description: 'group by', options: [...usageGroupings], default: 'model' }),
+    account: Flags.string({ description: 'only this account (id or name)' }),
+    csv: Flags.boolean({ description: 'print CSV (RFC 4180: header row, CRLF) instead of a table', default: false, exclusive: ['json'] }),
+  };
+
+  private csv = false;
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Usage);
+    this.csv = flags.csv;
+    await this.runWithServices(flags, async ({ accounts, db, now }) => {
+      const since = parseDate('since', flags.since);
+      const until = flags.until === undefined ? now() : parseDate('until', flags.until);
+      if (until <= since) throw new GatewayError('invalid_argument', `--until must be after --since (${new Date(since).toISOString()})`);
+      const account = flags.account ? await accounts.find(flags.account) : undefined;
+      const by = flags.by as UsageGrouping;
+      const report = await usageReport(db, { since, until, by, accountId: account?.id });
+      const rows = presentUsage(report, by);
+      const totals = {
+        requests: report.reduce((sum, row) => sum + row.requests, 0),
+        input_tokens: report.reduce((sum, row) => sum + row.inputTokens, 0),
+        cached_input_tokens: report.reduce((sum, row) => sum + row.cachedInputTokens, 0),
+        output_tokens: report.reduce((sum, row) => sum + row.outputTokens, 0),
+        reasoning_tokens: report.reduce((sum, row) => sum + row.reasoningTokens, 0),
+        media_requests: report.reduce((sum, row) => sum + row.mediaRequests, 0),
+        charged_rub: formatRub(report.reduce((sum, row) => sum + row.chargedUnits, 0n)),
+      };
+      const columns = [by, 'requests', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'media_requests', 'charged_rub'];
+      const json = { ...wholeList(rows), by, since: new Date(since).toISOString(), until: new Date(until).toISOString(), account_id: account?.id ?? null, totals };
+      const text = flags.csv ? toCsv(rows, columns) : `${table([...rows, { [by]: 'TOTAL', ...totals }], columns)}`;
+      return { json, text };
+    });
+  }
+
+  protected override print(output: CommandOutput): void {
+    if (this.csv) process.stdout.write(output.text!);
+    else super.print(output);
+  }
+}
