@@ -9,7 +9,7 @@ import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { cliEnv, runCli, runCliJson } from '../helpers/cli.js';
 
 testOnBackends('balance adjust and refund, accounts disable and enable, audit ls through the CLI', async (t, database) => {
-  t.timeout(180_000);
+  t.timeout(170_000);
   const env = cliEnv(database);
   const actor = `cli:${userInfo().username}@${hostname()}`;
   // Each CLI run is a process start (seconds on a loaded machine): the setup is done in-process.
@@ -41,7 +41,6 @@ testOnBackends('balance adjust and refund, accounts disable and enable, audit ls
 
   const disabled = await runCliJson(['accounts', 'disable', 'acme', '--reason', 'unpaid invoice'], env);
   t.like(disabled, { id: account.id, state: 'disabled', disabled_reason: 'unpaid invoice', changed: true });
-  t.like(await runCliJson(['accounts', 'show', 'acme'], env), { state: 'disabled', disabled_reason: 'unpaid invoice' });
   t.like(await runCliJson(['accounts', 'enable', account.id], env), { state: 'enabled', disabled_at: null, changed: true });
 
   const audit = await runCliJson(['audit', 'ls', '--account', 'acme'], env);
