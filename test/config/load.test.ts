@@ -396,6 +396,14 @@ for (const bad of ['http', '-1', '65536', '80.5', 'abc123']) {
   });
 }
 
+test('GATEWAY_INSTANCE_HOSTNAME names the machine (trimmed), else the OS host name; over 255 characters it is a ConfigError', (t) => {
+  t.is(withEnv({}).instance.hostname, os.hostname());
+  t.is(withEnv({ GATEWAY_INSTANCE_HOSTNAME: '' }).instance.hostname, os.hostname());
+  t.is(withEnv({ GATEWAY_INSTANCE_HOSTNAME: ' node-7 ' }).instance.hostname, 'node-7');
+  const error = configError(t, () => withEnv({ GATEWAY_INSTANCE_HOSTNAME: 'h'.repeat(256) }));
+  t.deepEqual(error.problems, ['GATEWAY_INSTANCE_HOSTNAME: at most 255 characters, got 256']);
+});
+
 // BUG (load.ts, build): GATEWAY_PORT goes through Number(), so a blank value such as " " becomes
 // port 0 (a random port) instead of an error. Flip to `test` once GATEWAY_PORT must be /^\d+$/.
 test('GATEWAY_PORT made of blanks is a ConfigError, not port 0', (t) => {
