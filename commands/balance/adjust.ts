@@ -13,14 +13,14 @@ export default class BalanceAdjust extends GatewayCommand {
   ];
   static override flags = {
     account: Flags.string({ description: 'account id or name', required: true }),
-    amount: Flags.string({ description: 'amount in RUB, up to 4 decimals, negative to remove (e.g. -12.5)', required: true }),
+    amount: Flags.string({ description: 'amount in RUB, up to 4 decimals: +X or X adds, -X removes (e.g. -12.5)', required: true }),
     reason: Flags.string({ description: 'why (the ledger row\'s description and the audit log)', required: true }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(BalanceAdjust);
     await this.runWithServices(flags, async ({ accounts, db, ledger, now }) => {
-      const amount = parseRub(flags.amount, { allowNegative: true });
+      const amount = parseRub(flags.amount.trim().replace(/^\+/, ''), { allowNegative: true });
       if (amount === 0n) throw new RangeError('the amount must not be zero');
       if (flags.reason.trim() === '') throw new RangeError('--reason must not be empty');
       const account = await accounts.find(flags.account);
