@@ -12,6 +12,7 @@ import { advanceJob } from '../pipeline/job-step.js';
 import { newId } from '../util/ids.js';
 import type { Job } from './job.js';
 import { WebhookSender } from './webhooks.js';
+import { BlobStoreUnavailableError } from '../storage/blob-store.js';
 
 export interface RunnerServices extends JobStepServices {
   readonly webhooks: WebhookSender;
@@ -82,8 +83,14 @@ export class JobRunner {
         });
       if (this.services.now() - this.lastGarbageAt > garbageIntervalMs) {
         this.lastGarbageAt = this.services.now();
-        const removed = await files.collectGarbage();
-        if (removed.files > 0) logger.info(removed, 'expired files removed');
+        try {
+          const removed = await files.collectGarbage();
+          if (removed.files > 0) logger.info(removed, 'expired files removed');
+        } catch (error) {
+          if (!(error instanceof BlobStoreUnavailableError)) throw error;
+          // The rows whose objects could not be removed stay unmarked: the next round takes them.
+          logger.warn({ err: error, retry_in_ms: garbageIntervalMs }, 'expired files not removed: the blob store is unavailable; retrying next round');
+        }
       }
     } catch (error) {
       logger.error({ err: error }, 'job runner tick failed');

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ExecutionContext } from 'ava';
 import { patternPng } from '../../src/sim/media/png.js';
+import { BlobStoreUnavailableError } from '../../src/storage/blob-store.js';
 import { assertLedgerInvariants, type TestDatabase, testOnBackends } from '../helpers/backends.js';
 import { type TestClock, testClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
@@ -271,4 +272,28 @@ testOnBackends('s3: a job whose result cannot be stored waits for the store and 
   t.is(failed.charged_rub, '0.0000');
   t.deepEqual(await charges(database, client.accountId), [72_000n], 'the failed video charged nothing');
   await assertJobMoneySettled(t, database, client.accountId);
+});
+
+testOnBackends('s3: gc while the store is down removes nothing and marks nothing; the next round after it collects every expired file', async (t, database) => {
+  const { gateway, client, s3, clock, objects, logLines } = await setupS3(t, database);
+  const saved = [];
+  for (let index = 0; index < 3; index++) {
+    saved.push(await gateway.services.files.save(client.accountId, 'upload', 'image/png', patternPng(8, 8, `gc ${index}`), { expiresAt: clock.now() + 1_000 }));
+  }
+  const kept = await gateway.services.files.save(client.accountId, 'upload', 'image/png', patternPng(8, 8, 'kept'));
+  await gateway.services.files.keep(client.accountId, kept.id, gateway.services.config.storage.permanentQuotaBytes);
+  await s3.interrupt();
+  clock.advance(61_000); // the files expire, and the runner's own gc chore (every minute) is due
+  await t.throwsAsync(gateway.services.files.collectGarbage(), { instanceOf: BlobStoreUnavailableError });
+  await eventually(() => logLines.some((line) => line.msg === 'expired files not removed: the blob store is unavailable; retrying next round'), {
+    what: "the runner's gc round met the store down",
+  });
+  const unmarked = await database.db('files').whereIn('id', saved.map((file) => file.id)).whereNull('deleted_at');
+  t.is(unmarked.length, 3, 'no row is marked deleted while its object may still be there');
+  await s3.resume();
+  t.is((await objects()).length, 4, 'every object is still in the bucket');
+  await gateway.services.files.collectGarbage();
+  const marked = await database.db('files').whereIn('id', saved.map((file) => file.id)).whereNotNull('deleted_at');
+  t.is(marked.length, 3);
+  t.deepEqual(await objects(), [`gw/${kept.storageKey}`], 'only the kept file is left');
 });
