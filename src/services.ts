@@ -13,6 +13,8 @@ import { SqliteCheckpointer } from './db/checkpointer.js';
 import { connectDatabase } from './db/connect.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
+import { readBacklog } from './observability/backlog.js';
+import { UpstreamObserver } from './observability/upstream.js';
 import type { Upstream } from './vendors/shared/http-transport.js';
 import { createUpstreams, needsSimulator } from './vendors/upstreams.js';
 import { createKeyv } from './cache/keyv.js';
@@ -54,6 +56,8 @@ export interface ServerServices extends Services {
   /** The shared Redis connection when cache.url is redis:// (readiness checks it). */
   readonly redis: RedisConnection | undefined;
   readonly metrics: Metrics;
+  /** Upstream failures logged (secrets redacted) and counted, upstream latency observed (observability/upstream.ts). */
+  readonly upstreamObserver: UpstreamObserver;
   readonly requestLog: BatchedInserter<RequestLogEntry>;
   readonly usageRecords: BatchedInserter<UsageRecord>;
   /** Upstreams by provider name (enabled providers with a chat adapter). */
@@ -157,6 +161,8 @@ export async function openServerServices(
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
   const metrics = new Metrics({ processMetrics: options.processMetrics });
+  metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
+  const upstreamObserver = new UpstreamObserver(metrics, base.logger, { secrets: [...upstreams.values()].map((upstream) => upstream.apiKey), models: base.catalog.models });
   const recordOptions = (table: string) => {
     metrics.recordsDropped.inc({ table }, 0); // the series exists (at 0) before anything is lost
     return {
@@ -181,6 +187,7 @@ export async function openServerServices(
     rateLimiter,
     redis,
     metrics,
+    upstreamObserver,
     requestLog,
     usageRecords,
     upstreams,

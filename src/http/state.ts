@@ -9,6 +9,8 @@ export interface RequestState {
   startedAt: bigint;
   apiKey?: ApiKey;
   model?: string;
+  /** The provider of the last upstream route tried, when one was. */
+  provider?: string;
   chargedUnits: bigint;
 }
 

@@ -1,6 +1,31 @@
 // Prometheus metrics served at GET /metrics. One registry per server instance (not the
-// global one) so tests can run several servers in one process.
+// global one) so tests can run several servers in one process; every metric is registered
+// once, when the services are made, never on the request path. Label values come from the
+// configuration (providers, models, job kinds) or small fixed sets (statuses, token kinds,
+// refusal reasons), so the number of series is bounded. docs/operations.md lists them all.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobKind, JobStatus } from '../model/jobs.js';
+
+/** What the scrape-time query finds: jobs waiting or running by kind and status, and the active holds. */
+export interface Backlog {
+  readonly jobs: readonly { readonly kind: JobKind; readonly status: JobStatus; readonly count: number; readonly oldestCreatedAt: number }[];
+  readonly activeHolds: number;
+}
+
+/** The job statuses the queue gauges report: the ones still to be worked on. */
+export const queuedJobStatuses = ['queued', 'in_progress'] as const;
+const jobKindLabels: readonly JobKind[] = ['video', 'video_upscale', 'music'];
+
+/** Reasons of gateway_refusals_total that exist (at 0) from the start. */
+export const refusalReasons = ['rate_limit', 'budget'] as const;
+
+interface TokenLabels {
+  readonly model: string;
+  readonly kind: 'input' | 'cached' | 'output' | 'reasoning';
+}
+
+/** A scrape waits this long for the backlog query; past it the gauges keep their last values. */
+const backlogTimeoutMs = 2_000;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -41,7 +66,129 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly chargedRub = new Counter({
+    name: 'gateway_charged_rub_total',
+    help: 'Money charged, in RUB as a float (for dashboards only: the ledger keeps exact units), by model',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+  readonly tokens = new Counter({
+    name: 'gateway_tokens_total',
+    help: 'Chat tokens by model and kind: input (cached included), cached, output (reasoning included), reasoning',
+    labelNames: ['model', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamDuration = new Histogram({
+    name: 'gateway_upstream_duration_seconds',
+    help: 'One upstream call, from sending it to the end of its answer or stream (failures included), by provider and gateway model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  readonly upstreamTtft = new Histogram({
+    name: 'gateway_upstream_ttft_seconds',
+    help: 'Time to first token of a chat upstream call (every chat call streams upstream), by provider and gateway model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 60],
+    registers: [this.registry],
+  });
+  readonly upstreamErrors = new Counter({
+    name: 'gateway_upstream_errors_total',
+    help: 'Failed upstream calls by provider, gateway model and status (HTTP status, timeout, connect_error, stream_error, error)',
+    labelNames: ['provider', 'model', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly refusals = new Counter({
+    name: 'gateway_refusals_total',
+    help: 'Requests refused before any work by a limit, by reason (rate_limit, budget)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly tokenLabels = new Map<string, { input: TokenLabels; cached: TokenLabels; output: TokenLabels; reasoning: TokenLabels }>();
+
+  /** A chat's tokens, by kind (label objects made once per model). */
+  countTokens(model: string, usage: { readonly inputTokens: number; readonly cachedInputTokens: number; readonly outputTokens: number; readonly reasoningTokens: number }): void {
+    let labels = this.tokenLabels.get(model);
+    if (!labels) {
+      labels = { input: { model, kind: 'input' }, cached: { model, kind: 'cached' }, output: { model, kind: 'output' }, reasoning: { model, kind: 'reasoning' } };
+      this.tokenLabels.set(model, labels);
+    }
+    this.tokens.inc(labels.input, usage.inputTokens);
+    if (usage.cachedInputTokens > 0) this.tokens.inc(labels.cached, usage.cachedInputTokens);
+    this.tokens.inc(labels.output, usage.outputTokens);
+    if (usage.reasoningTokens > 0) this.tokens.inc(labels.reasoning, usage.reasoningTokens);
+  }
+
+  private backlogSource: { query: () => Promise<Backlog>; now: () => number; onError: (error: unknown) => void } | undefined;
+  private backlogScrape: Promise<void> | undefined;
+  // The three backlog gauges are filled by one query per scrape, started by whichever of them
+  // is collected first and shared by the others.
+  readonly jobs = new Gauge({
+    name: 'gateway_jobs',
+    help: 'Async jobs still to be worked on, by kind and status (queued, in_progress), counted at scrape time',
+    labelNames: ['kind', 'status'] as const,
+    registers: [this.registry],
+    collect: () => this.scrapeBacklog(),
+  });
+  readonly jobsOldestAge = new Gauge({
+    name: 'gateway_jobs_oldest_age_seconds',
+    help: 'Age of the oldest job still to be worked on, by kind and status (0 when there is none), at scrape time',
+    labelNames: ['kind', 'status'] as const,
+    registers: [this.registry],
+    collect: () => this.scrapeBacklog(),
+  });
+  readonly activeHolds = new Gauge({
+    name: 'gateway_active_holds',
+    help: 'Holds not yet settled or released (requests and jobs in flight, and holds waiting for their sweep), at scrape time',
+    registers: [this.registry],
+    collect: () => this.scrapeBacklog(),
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
+    for (const reason of refusalReasons) this.refusals.inc({ reason }, 0);
+  }
+
+  /** The query the backlog gauges are filled from at scrape time (none: they stay at 0). */
+  watchBacklog(query: () => Promise<Backlog>, now: () => number, onError: (error: unknown) => void): void {
+    this.backlogSource = { query, now, onError };
+  }
+
+  private scrapeBacklog(): Promise<void> {
+    this.backlogScrape ??= this.readBacklog().finally(() => {
+      // Shared by the gauges of this scrape only: the next scrape queries again.
+      setImmediate(() => (this.backlogScrape = undefined));
+    });
+    return this.backlogScrape;
+  }
+
+  private async readBacklog(): Promise<void> {
+    const source = this.backlogSource;
+    if (!source) return;
+    let backlog: Backlog;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      backlog = await Promise.race([
+        source.query(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the backlog query took more than ${backlogTimeoutMs} ms`)), backlogTimeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      source.onError(error);
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const now = source.now();
+    for (const kind of jobKindLabels) {
+      for (const status of queuedJobStatuses) {
+        const row = backlog.jobs.find((entry) => entry.kind === kind && entry.status === status);
+        this.jobs.set({ kind, status }, row?.count ?? 0);
+        this.jobsOldestAge.set({ kind, status }, row ? Math.max(0, now - row.oldestCreatedAt) / 1000 : 0);
+      }
+    }
+    this.activeHolds.set(backlog.activeHolds);
   }
 }

@@ -37,6 +37,8 @@ export interface ChatInput {
   readonly apiKey: ApiKey;
   readonly requestId: string;
   readonly sink: ResponseSink;
+  /** Where the access line and request log learn the model and provider, as soon as they are known (a failed request keeps them). */
+  readonly log: { model?: string; provider?: string };
 }
 
 export interface ChatOutcome {
@@ -172,6 +174,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   const started = performance.now();
   const { model, capabilities, request } = resolveChatModel(services, dialect, dialect.decodeRequest(input.body), apiKey);
   const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
+  input.log.model = model.id;
   // One walk over the request gives both estimates: the plain one must fit the context window
   // (refused before any hold), the high one sizes the hold.
   const inputSize = measureInput(request);
@@ -197,6 +200,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   let firstOutputAt: number | undefined;
   let producedOutput = false;
   let routeUsed: { provider: string; model: string } | undefined;
+  let attemptStartedAt = 0;
   let failure: unknown;
 
   // Parts that carry no output (start, usage) wait until the first output part: only then is
@@ -261,6 +265,8 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
         if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
         const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
         routeUsed = { provider: route.provider.name, model: route.model };
+        input.log.provider = route.provider.name;
+        attemptStartedAt = performance.now();
         accumulator = new ResultAccumulator();
         pending = [];
         const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
@@ -271,6 +277,12 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
       // Another route may serve it only if nothing was produced and the failure is transient.
       (error) => !producedOutput && !encoder && error instanceof UpstreamError && error.retryable && !abort.signal.aborted,
       services.now,
+      // A call cut because the client left is no upstream failure: only its duration counts.
+      (attempt) =>
+        services.upstreamObserver.attempted(
+          { operation: 'chat', model: model.id, requestId },
+          abort.signal.aborted ? { route: attempt.route, attempt: attempt.attempt, seconds: attempt.seconds } : attempt,
+        ),
     );
   } catch (error) {
     failure = abort.signal.aborted ? abort.signal.reason : error;
@@ -280,10 +292,14 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   // Latency is measured to the end of the upstream exchange (an abort included), before the
   // ledger work that follows.
   const upstreamDoneAt = performance.now();
+  if (firstOutputAt !== undefined && routeUsed) {
+    services.upstreamObserver.timeToFirstToken(services.upstreamObserver.labelsOf(routeUsed.provider, model.id), (firstOutputAt - attemptStartedAt) / 1000);
+  }
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
   const status = !failure ? 'completed' : failure instanceof ClientGoneError ? 'aborted' : 'failed';
   const finalUsage = usage ?? emptyUsage;
+  if (usage) services.metrics.countTokens(model.id, usage);
   const record = {
     request_id: requestId,
     account_id: apiKey.accountId,

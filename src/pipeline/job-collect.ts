@@ -29,8 +29,10 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
       data = await runMediaOperation(upstream, operations.download, asset, target, stepSignal(upstream, lease), adapter.parseError);
     } catch (error) {
       if (lease.lost) return;
-      logger.warn({ err: error, job_id: job.id }, 'job result download failed; retrying');
-      await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls), polled: true });
+      // The result download failed; it is retried after the backoff.
+      const wait = backoffMs(job.polls);
+      services.upstreamObserver.failure({ operation: 'job_download', provider: upstream.name, upstreamModel: target.model, model: job.model, error, attempt: job.polls + 1, fallback: null, jobId: job.id, retryInMs: wait });
+      await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
       return;
     }
     if (!(await jobs.renewLease(job, owner))) return; // another runner or the operator took over

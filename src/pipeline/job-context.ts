@@ -7,6 +7,7 @@ import type { Config } from '../config/load.js';
 import type { JobStore } from '../jobs/job-store.js';
 import type { Job } from '../jobs/job.js';
 import type { Logger } from '../observability/logger.js';
+import type { UpstreamObserver } from '../observability/upstream.js';
 import type { Upstream } from '../vendors/shared/http-transport.js';
 import { jobAdapterFor } from '../vendors/registry.js';
 import type { JobAdapter, JobOperations } from '../vendors/job-types.js';
@@ -17,6 +18,8 @@ import { jobKinds } from './job-kinds.js';
 export interface JobStepServices {
   readonly config: Config;
   readonly logger: Logger;
+  /** Upstream failures logged and counted (observability/upstream.ts). */
+  readonly upstreamObserver: UpstreamObserver;
   readonly catalog: Catalog;
   readonly upstreams: Map<string, Upstream>;
   readonly routeCooldowns: Map<string, number>;

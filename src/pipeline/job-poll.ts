@@ -25,12 +25,15 @@ export async function pollJob(step: JobStep, job: Job, model: CatalogModel): Pro
     state = await runMediaOperation(upstream, operations.poll, job.upstreamId!, target, stepSignal(upstream, lease), adapter.parseError);
   } catch (error) {
     if (lease.lost) return;
+    const failure = { operation: 'job_poll', provider: upstream.name, upstreamModel: job.upstreamModel ?? '', model: job.model, error, attempt: job.polls + 1, fallback: null, jobId: job.id };
     if (error instanceof UpstreamError && !error.retryable) {
+      services.upstreamObserver.failure(failure);
       await jobs.fail(job, owner, { code: 'upstream_error', message: error.message });
       return;
     }
     const wait = error instanceof UpstreamError && error.retryAfterMs ? error.retryAfterMs : backoffMs(job.polls);
-    logger.warn({ err: error, job_id: job.id }, 'job poll failed; retrying');
+    // The job poll failed; it is retried after `wait`.
+    services.upstreamObserver.failure({ ...failure, retryInMs: wait });
     await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
     return;
   }

@@ -32,6 +32,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
   const routes = availableRoutes(model.routes, routeCooldowns, services.now());
   let lastError: UpstreamError | undefined;
   if (routes.length > 0) {
+    let sends = 0;
     try {
       await tryRoutes(
         routes,
@@ -39,12 +40,14 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
         async (route) => {
           const vendor = jobVendor(services, route.provider.name, job.kind);
           if (!vendor) throw new RouteCannotServe(route.provider.name, jobKinds[job.kind].operation);
-          const outcome = await send(step, job, vendor, route.model, request);
+          const outcome = await send(step, job, vendor, route.model, request, job.submits + ++sends);
           if (outcome.kind === 'refused') throw outcome.error;
         },
         // Refused: nothing was made upstream, so another route may take it if the refusal is transient.
         (error) => error instanceof UpstreamError && error.retryable,
         services.now,
+        // A refusal is logged here, with the route tried next; any other failure by `send`.
+        (attempt) => services.upstreamObserver.attempted({ operation: 'job_submit', model: job.model, jobId: job.id }, { ...attempt, attempt: job.submits + attempt.attempt }),
       );
       return;
     } catch (error) {
@@ -62,7 +65,8 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
     // No route can take the job right now (all pausing, or none speaks this operation): wait.
     logger.warn({ job_id: job.id, model: model.id }, 'no route can take this job now');
   } else {
-    logger.warn({ err: lastError, job_id: job.id }, 'job submit failed; retrying');
+    // Each refusal was logged as it came (UpstreamObserver): this says what happens next.
+    logger.warn({ job_id: job.id, model: model.id, retry_in_ms: backoffMs(job.polls + 2) }, 'every route refused the job submit; retrying');
   }
   // Every route refused outright: nothing was made upstream, the next attempt starts afresh.
   await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls + 2), polled: true, submitState: null });
@@ -90,19 +94,22 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   logger.info({ job_id: job.id, provider, submit_key: job.submitKey }, 'job found mid-submit; re-sending with its idempotency key');
   const built = await upstreamRequest(step, job);
   if (built === undefined) return;
-  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request);
+  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request, job.submits + 1);
   if (outcome.kind !== 'refused') return;
   const error = outcome.error;
+  const failure = { operation: 'job_submit', provider, upstreamModel: job.upstreamModel ?? '', model: job.model, error, attempt: job.submits + 1, fallback: null, jobId: job.id };
   // 409: a vendor may answer a key whose first request it is still working on so (Stripe
   // does): the job may well exist, so it is asked again, like a 429.
   if (!error.retryable && error.status !== 409) {
+    services.upstreamObserver.failure(failure);
     await jobs.fail(job, owner, { code: 'upstream_rejected', message: error.message });
     return;
   }
   // Refused for now (409, 429, 503): that says nothing of the first send, so the job stays
   // `submitting` on this route, to be re-sent with the same key — never to another route.
   const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
-  logger.warn({ err: error, job_id: job.id, provider }, 'job re-send refused for now; retrying with the same key');
+  services.upstreamObserver.failure({ ...failure, retryInMs: wait });
+  logger.warn({ job_id: job.id, provider, retry_in_ms: wait }, 'job re-send refused for now; retrying with the same key');
   await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
 }
 
@@ -114,7 +121,7 @@ type SendOutcome = { kind: 'submitted' | 'handled' } | { kind: 'refused'; error:
  * failed here, or the lease is gone; `refused`: the vendor answered with an error (or the
  * connection was refused), so nothing was made upstream.
  */
-async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: string, request: unknown): Promise<SendOutcome> {
+async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: string, request: unknown, attempt: number): Promise<SendOutcome> {
   const { services, owner, lease } = step;
   const { jobs, logger } = services;
   const { upstream, adapter, operations } = vendor;
@@ -128,12 +135,16 @@ async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: s
     if (lease.lost) return { kind: 'handled' };
     if (isRefusal(error, adapter.idempotencyHeader !== undefined)) return { kind: 'refused', error };
     // Timed out, cut off, or a 2xx we could not read: the vendor may have made the job.
+    const failure = { operation: 'job_submit', provider: upstream.name, upstreamModel, model: job.model, error, attempt, fallback: null, jobId: job.id };
     if (adapter.idempotencyHeader === undefined) {
+      services.upstreamObserver.failure(failure);
       await failUncertain(step, job, upstream.name, error);
       return { kind: 'handled' };
     }
-    logger.warn({ err: error, job_id: job.id, provider: upstream.name }, 'job submit outcome unknown; re-sending with the same idempotency key');
-    await jobs.reschedule(job, owner, { nextRunAt: services.now() + backoffMs(job.polls), polled: true });
+    const wait = backoffMs(job.polls);
+    services.upstreamObserver.failure({ ...failure, retryInMs: wait });
+    logger.warn({ job_id: job.id, provider: upstream.name, retry_in_ms: wait }, 'job submit outcome unknown; re-sending with the same idempotency key');
+    await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
     return { kind: 'handled' };
   }
   logger.info({ job_id: job.id, provider: upstream.name, upstream_id: upstreamId, submits: job.submits + 1 }, 'job submitted upstream');

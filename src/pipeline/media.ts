@@ -35,7 +35,7 @@ export function resolveMediaModel(services: ServerServices, name: string | undef
 export interface MediaCaller {
   readonly apiKey: ApiKey;
   readonly requestId: string;
-  readonly log: { model?: string; chargedUnits: bigint };
+  readonly log: { model?: string; provider?: string; chargedUnits: bigint };
 }
 
 export interface MediaCall<Request, Result> {
@@ -104,10 +104,12 @@ async function callUpstream<Request, Result>(services: ServerServices, call: Med
       const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
       if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
       const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
+      call.caller.log.provider = upstream.name;
       return runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
     },
     // A transient failure: the next route may serve it.
     (error) => error instanceof UpstreamError && error.retryable,
     services.now,
+    (attempt) => services.upstreamObserver.attempted({ operation: call.operation, model: call.model.id, requestId: call.caller.requestId }, attempt),
   );
 }

@@ -33,6 +33,19 @@ export class RouteCannotServe extends UpstreamError {
   }
 }
 
+/** One call to one route, as tryRoutes reports it (a route that could not serve the operation is not reported). */
+export interface RouteAttempt {
+  readonly route: Route;
+  /** 1 for the first route tried, 2 for the first fallback… */
+  readonly attempt: number;
+  /** From the call to its end (its answer, stream or failure). */
+  readonly seconds: number;
+  /** Set when the call failed. */
+  readonly error?: unknown;
+  /** The route tried after this failure, if any. */
+  readonly next?: Route;
+}
+
 /**
  * Tries `routes` in order: the first result of `attempt` is returned; a failure pauses its
  * route when it says for how long, and the next route is tried only when `mayTryNext` allows it
@@ -46,20 +59,29 @@ export async function tryRoutes<Result>(
   mayTryNext: (error: unknown) => boolean,
   /** The process's clock (services.now), which a pause is measured on. */
   now: () => number = Date.now,
+  /** Told of every call made (for the upstream log line and metrics, observability/upstream.ts). */
+  report?: (outcome: RouteAttempt) => void,
 ): Promise<Result> {
   let lastError: unknown;
-  for (const route of routes) {
+  let tried = 0;
+  for (const [index, route] of routes.entries()) {
+    const startedAt = performance.now();
     try {
-      return await attempt(route);
+      const result = await attempt(route);
+      report?.({ route, attempt: tried + 1, seconds: (performance.now() - startedAt) / 1000 });
+      return result;
     } catch (error) {
       // A route that cannot serve the operation never hides the failure of one that tried.
       if (error instanceof RouteCannotServe) {
         lastError ??= error;
         continue;
       }
+      tried++;
       lastError = error;
       if (error instanceof UpstreamError && error.retryAfterMs) cooldowns.set(routeKey(route), now() + cooldownMs(error.retryAfterMs));
-      if (!mayTryNext(error)) break;
+      const tryNext = mayTryNext(error);
+      report?.({ route, attempt: tried, seconds: (performance.now() - startedAt) / 1000, error, next: tryNext ? routes[index + 1] : undefined });
+      if (!tryNext) break;
     }
   }
   throw lastError;

@@ -2,6 +2,7 @@
 // `sim` provider, and providers of kind openai, openai-compatible and anthropic pointed at a
 // separately started simulator. Model ids: `<kind>/chat`, `<kind>/reasoning`, `<kind>/search`.
 import type { ExecutionContext } from 'ava';
+import type { Logger } from 'pino';
 import { startSimulator } from '../../src/sim/server.js';
 import type { TestDatabase } from './backends.js';
 import { startGateway, type TestGateway } from './gateway.js';
@@ -14,7 +15,7 @@ export const testPrices = { per_1m_input_tokens: '10.00', per_1m_cached_input_to
 export async function startChatGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  extra: { providers?: Record<string, unknown>; models?: unknown[]; server?: Record<string, unknown>; now?: () => number } = {},
+  extra: { providers?: Record<string, unknown>; models?: unknown[]; server?: Record<string, unknown>; now?: () => number; logger?: Logger; env?: Record<string, string> } = {},
 ): Promise<TestGateway & { simulatorUrl: string }> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
   t.teardown(() => simulator.close());
@@ -41,7 +42,7 @@ export async function startChatGateway(
     ];
   });
   const raw = { providers, models: [...models, ...(extra.models ?? [])], ...(extra.server ? { server: extra.server } : {}) };
-  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream' }, now: extra.now });
+  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream', ...extra.env }, now: extra.now, logger: extra.logger });
   return { ...gateway, simulatorUrl: simulator.url };
 }
 

@@ -99,3 +99,30 @@ test('a route that cannot serve the operation is skipped whatever the rule, and 
   t.true(onlyUnservable instanceof RouteCannotServe);
   t.is(onlyUnservable.message, 'provider "b" cannot music');
 });
+
+test('every call is reported with its attempt number, its failure and the route tried next; a route that cannot serve is not', async (t) => {
+  const reports: unknown[] = [];
+  const failure = transient();
+  const final = new UpstreamError('bad request', 400, false);
+  const d = route('d');
+  await t.throwsAsync(
+    tryRoutes(
+      [a, b, c, d],
+      new Map(),
+      async (candidate) => Promise.reject(candidate === a ? failure : candidate === b ? new RouteCannotServe('b', 'embed') : final),
+      retryable,
+      now,
+      ({ route: tried, attempt, error, next, seconds }) => {
+        t.true(seconds >= 0);
+        reports.push([tried.provider.name, attempt, error, next?.provider.name]);
+      },
+    ),
+  );
+  t.deepEqual(reports, [
+    ['a', 1, failure, 'b'],
+    ['c', 2, final, undefined],
+  ]);
+  const served: unknown[] = [];
+  t.is(await tryRoutes([a], new Map(), async () => 'ok', retryable, now, ({ route: tried, attempt, error }) => served.push([tried.provider.name, attempt, error])), 'ok');
+  t.deepEqual(served, [['a', 1, undefined]]);
+});

@@ -14,6 +14,8 @@ export function formatReset(ms: number): string {
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
 }
 
+const rateLimitRefusal = { reason: 'rate_limit' } as const;
+
 export function rateLimit(services: ServerServices) {
   const defaultRpm = services.config.rateLimit.requestsPerMinute;
   return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
@@ -32,6 +34,7 @@ export function rateLimit(services: ServerServices) {
     ctx.set('x-ratelimit-remaining-requests', String(decision.remaining));
     ctx.set('x-ratelimit-reset-requests', formatReset(decision.resetMs));
     if (!decision.allowed) {
+      services.metrics.refusals.inc(rateLimitRefusal);
       const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
       throw new GatewayError('rate_limit_exceeded', `Rate limit reached: ${decision.limit} requests per minute for this key. Retry in ${retryAfterSeconds} s.`, {
         headers: { 'retry-after': String(retryAfterSeconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },

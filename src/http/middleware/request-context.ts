@@ -3,13 +3,15 @@
 // (src/errors/to-gateway-error.ts) and are encoded here in the shape the route table gives
 // the route (src/http/error-shape.ts), so no route writes an error body itself.
 import type { Next } from 'koa';
-import { unitsToSql } from '../../billing/money.js';
+import { UNITS_PER_RUB, unitsToSql } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ServerServices } from '../../services.js';
 import { newRequestId } from '../../util/ids.js';
 import type { ErrorShapeFor } from '../error-shape.js';
 import type { Context } from '../state.js';
+
+const unitsPerRub = Number(UNITS_PER_RUB);
 
 export function requestContext(services: ServerServices, errorShapeFor: ErrorShapeFor) {
   const { logger, metrics, requestLog } = services;
@@ -50,7 +52,12 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       const key = ctx.state.apiKey;
       metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
       metrics.latency.observe({ route, method: ctx.method }, durationUs / 1e6);
-      if (ctx.state.chargedUnits > 0n) metrics.chargedUnits.inc({ model: ctx.state.model ?? 'none' }, Number(ctx.state.chargedUnits));
+      if (ctx.state.chargedUnits > 0n) {
+        const labels = { model: ctx.state.model ?? 'none' };
+        metrics.chargedUnits.inc(labels, Number(ctx.state.chargedUnits));
+        // A float for dashboards only; the ledger and charged_units stay exact.
+        metrics.chargedRub.inc(labels, Number(ctx.state.chargedUnits) / unitsPerRub);
+      }
       logger.info({
         request_id: requestId,
         method: ctx.method,
@@ -61,6 +68,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
         key_id: key?.id ?? null,
         account_id: key?.accountId ?? null,
         model: ctx.state.model ?? null,
+        provider: ctx.state.provider ?? null,
         charged_units: Number(ctx.state.chargedUnits),
       }, 'request');
       if (ctx.path.startsWith('/v1/')) {

@@ -15,6 +15,7 @@ export function chatHandler(dialect: Dialect): Handler {
       apiKey: ctx.state.apiKey!,
       requestId: ctx.state.requestId,
       sink: koaSink(ctx),
+      log: ctx.state,
     });
     ctx.state.model = outcome.model;
     ctx.state.chargedUnits = outcome.chargedUnits;

@@ -1,0 +1,150 @@
+// What the gateway sees of its upstreams, for operators: one warn line per failed upstream call
+// (chat, media, job submit/poll/download) with provider, route, model, upstream status, the
+// vendor's message (shortened, secrets redacted), attempt and the fallback taken; and the
+// upstream metrics (latency, time to first token, errors by status). The label sets of the hot
+// metrics are made once per (provider, model) pair and reused, so a request adds no allocation.
+import type { Route } from '../catalog/catalog.js';
+import { routeKey, type RouteAttempt } from '../pipeline/route-fallback.js';
+import { UpstreamError } from '../vendors/types.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+/** The vendor's message is cut to this many characters in the log line. */
+export const maxLoggedMessageLength = 300;
+
+/** Patterns that look like a credential, whatever upstream echoed them. */
+const secretPatterns: readonly RegExp[] = [
+  /\bBearer\s+[^\s"',;]+/gi,
+  /\bsk-[A-Za-z0-9_-]{4,}/g,
+  /\bAIza[0-9A-Za-z_-]{20,}/g,
+  /\b(api[_-]?key|x-api-key|access[_-]?token|key)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&;)\]}]+/gi,
+];
+
+/**
+ * `text` without anything that looks like a secret (the configured provider keys, `Bearer …`,
+ * `sk-…`, `api_key=…`), shortened to `maxLength` characters.
+ */
+export function redactSecrets(text: string, secrets: readonly string[], maxLength = maxLoggedMessageLength): string {
+  let result = text;
+  for (const secret of secrets) if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+  for (const pattern of secretPatterns) {
+    result = result.replace(pattern, (match, name?: string, separator?: string) =>
+      typeof name === 'string' && typeof separator === 'string' ? `${name}${separator}[redacted]` : match.startsWith('sk-') ? 'sk-[redacted]' : match.startsWith('AIza') ? '[redacted]' : 'Bearer [redacted]',
+    );
+  }
+  return result.length > maxLength ? `${result.slice(0, maxLength)}…` : result;
+}
+
+/**
+ * The status label of a failure: the upstream's HTTP status, or `timeout`, `connect_error`,
+ * `stream_error` (an error event or a cut inside a 200 stream), `error` (anything else).
+ */
+export function upstreamStatusOf(error: unknown): string {
+  if (!(error instanceof UpstreamError)) return 'error';
+  if (error.upstreamType === 'timeout') return 'timeout';
+  if (error.upstreamType === 'connection_error' || error.upstreamType === 'connection_refused') return 'connect_error';
+  if (error.status === 0) return 'stream_error';
+  return String(error.status);
+}
+
+export interface UpstreamFailure {
+  /** chat, the media operation (images, speech, …), job_submit, job_poll, job_download. */
+  readonly operation: string;
+  readonly provider: string;
+  /** The upstream's own model id (the route is provider:upstream_model). */
+  readonly upstreamModel: string;
+  /** The gateway's model id. */
+  readonly model: string;
+  readonly error: unknown;
+  /** 1 for the first route tried by this request or job step, 2 for its first fallback… (job polls: the poll's number). */
+  readonly attempt: number;
+  /** The route tried next ("provider:model"), or null when none is. */
+  readonly fallback: string | null;
+  readonly requestId?: string;
+  readonly jobId?: string;
+  /** A job step retried later: in how long. */
+  readonly retryInMs?: number;
+}
+
+interface PairLabels {
+  readonly provider: string;
+  readonly model: string;
+}
+
+export class UpstreamObserver {
+  private readonly pairs = new Map<string, PairLabels>();
+  private readonly secrets: readonly string[];
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+    options: { secrets: Iterable<string | undefined>; models: readonly { readonly id: string; readonly routes: readonly Route[] }[] },
+  ) {
+    // Longest first: a key that contains another is redacted whole.
+    this.secrets = [...options.secrets].filter((secret): secret is string => typeof secret === 'string' && secret.length > 0).sort((a, b) => b.length - a.length);
+    for (const model of options.models) for (const route of model.routes) this.labelsOf(route.provider.name, model.id);
+  }
+
+  /** The one label object of a (provider, gateway model) pair: made at start for every configured route, reused after. */
+  labelsOf(provider: string, model: string): PairLabels {
+    const key = `${provider}\n${model}`;
+    let labels = this.pairs.get(key);
+    if (!labels) {
+      labels = { provider, model };
+      this.pairs.set(key, labels);
+    }
+    return labels;
+  }
+
+  /** How long one upstream call took (to the end of its answer or stream, a failure included). */
+  duration(labels: PairLabels, seconds: number): void {
+    this.metrics.upstreamDuration.observe(labels, seconds);
+  }
+
+  /** From the call to the upstream to its first output. */
+  timeToFirstToken(labels: PairLabels, seconds: number): void {
+    this.metrics.upstreamTtft.observe(labels, seconds);
+  }
+
+  /**
+   * A call tryRoutes made: its duration observed and, when it failed, the failure counted and
+   * logged with the route tried next.
+   */
+  attempted(context: { readonly operation: string; readonly model: string; readonly requestId?: string; readonly jobId?: string }, outcome: RouteAttempt): void {
+    const { route } = outcome;
+    this.metrics.upstreamDuration.observe(this.labelsOf(route.provider.name, context.model), outcome.seconds);
+    if (outcome.error === undefined) return;
+    this.failure({
+      ...context,
+      provider: route.provider.name,
+      upstreamModel: route.model,
+      error: outcome.error,
+      attempt: outcome.attempt,
+      fallback: outcome.next ? routeKey(outcome.next) : null,
+    });
+  }
+
+  /** A failed upstream call: counted by provider, model and status, and logged at warn. */
+  failure(failure: UpstreamFailure): void {
+    const status = upstreamStatusOf(failure.error);
+    this.metrics.upstreamErrors.inc({ provider: failure.provider, model: failure.model, status });
+    const error = failure.error as (Error & { upstreamType?: string }) | undefined;
+    this.logger.warn(
+      {
+        ...(failure.requestId === undefined ? {} : { request_id: failure.requestId }),
+        ...(failure.jobId === undefined ? {} : { job_id: failure.jobId }),
+        operation: failure.operation,
+        provider: failure.provider,
+        route: `${failure.provider}:${failure.upstreamModel}`,
+        model: failure.model,
+        upstream_status: status,
+        ...(error instanceof UpstreamError && error.upstreamType ? { upstream_type: redactSecrets(error.upstreamType, this.secrets, 100) } : {}),
+        upstream_message: redactSecrets(error instanceof Error ? error.message : String(failure.error), this.secrets),
+        attempt: failure.attempt,
+        fallback: failure.fallback,
+        ...(failure.retryInMs === undefined ? {} : { retry_in_ms: failure.retryInMs }),
+      },
+      'upstream failed',
+    );
+  }
+}
