@@ -297,3 +297,23 @@ testOnBackends('s3: gc while the store is down removes nothing and marks nothing
   t.is(marked.length, 3);
   t.deepEqual(await objects(), [`gw/${kept.storageKey}`], 'only the kept file is left');
 });
+
+testOnBackends('s3: a job whose input cannot be read while the store is down waits for it and is sent once it is back, charged once', async (t, database) => {
+  const { gateway, client, s3, clock, logLines } = await setupS3(t, database);
+  const reference = await gateway.services.files.save(client.accountId, 'upload', 'image/png', patternPng(64, 36, 'waits'));
+  await s3.interrupt();
+  const video = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'dusk [[sim:job-seconds=0.1]]', seconds: '4', input_reference: { file_id: String(reference.id) } });
+  t.is(video.status, 200);
+  await eventually(() => logLines.some((line) => line.msg === 'job input cannot be read: the blob store is unavailable; retrying later' && line.job_id === video.body.id), {
+    what: 'the runner found the store down while sending the job',
+  });
+  const waiting = await api(gateway, client.key, 'GET', `/v1/videos/${video.body.id}`);
+  t.is(waiting.body.status, 'queued');
+  t.is(await database.db('holds').where({ account_id: client.accountId, status: 'active' }).count({ n: '*' }).first().then((row: any) => Number(row.n)), 1, 'its money stays held');
+  await s3.resume();
+  clock.advance(15_000); // past the longest backoff (10 s)
+  const done = await pollJob(gateway, client.key, `/v1/videos/${video.body.id}`);
+  t.is(done.status, 'completed');
+  t.deepEqual(await charges(database, client.accountId), [378_000n], '4 s × 9.00 RUB + one reference × 1.80 RUB, once');
+  await assertJobMoneySettled(t, database, client.accountId);
+});
