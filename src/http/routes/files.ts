@@ -70,7 +70,14 @@ export const retrieveFile: Handler = async (ctx, services) => {
 export async function sendStoredFile(ctx: Context, services: ServerServices, file: StoredFile): Promise<void> {
   await sendContent(ctx, {
     size: file.bytes,
-    open: (range) => services.files.open(file, range),
+    open: async (range) => {
+      const stream = await services.files.open(file, range);
+      // Past the headers nothing can be answered any more: the response is cut, and logged here.
+      stream.once('error', (error) => {
+        services.logger.error({ err: error, request_id: ctx.state.requestId, file_id: file.id }, 'file content cut off: the blob store failed while it was being sent');
+      });
+      return stream;
+    },
     mediaType: file.mediaType,
     lastModifiedMs: file.createdAt,
     etag: `"${file.sha256.slice(0, 32)}"`,
