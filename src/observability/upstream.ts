@@ -73,6 +73,8 @@ interface PairLabels {
 
 export class UpstreamObserver {
   private readonly pairs = new Map<string, PairLabels>();
+  /** The labels of each configured route (the catalog's own Route objects), found without building a key. */
+  private readonly byRoute = new WeakMap<Route, PairLabels>();
   private readonly secrets: readonly string[];
 
   constructor(
@@ -82,7 +84,18 @@ export class UpstreamObserver {
   ) {
     // Longest first: a key that contains another is redacted whole.
     this.secrets = [...options.secrets].filter((secret): secret is string => typeof secret === 'string' && secret.length > 0).sort((a, b) => b.length - a.length);
-    for (const model of options.models) for (const route of model.routes) this.labelsOf(route.provider.name, model.id);
+    for (const model of options.models) for (const route of model.routes) this.byRoute.set(route, this.labelsOf(route.provider.name, model.id));
+  }
+
+  /** The labels of a route of `model`: made at start, looked up by the route object. */
+  labelsOfRoute(route: Route, model: string): PairLabels {
+    const labels = this.byRoute.get(route);
+    return labels !== undefined && labels.model === model ? labels : this.labelsOf(route.provider.name, model);
+  }
+
+  /** `text` with the configured provider keys and anything that looks like a secret redacted, shortened to `maxLength`. */
+  redact(text: string, maxLength = maxLoggedMessageLength): string {
+    return redactSecrets(text, this.secrets, maxLength);
   }
 
   /** The one label object of a (provider, gateway model) pair: made at start for every configured route, reused after. */
@@ -96,11 +109,6 @@ export class UpstreamObserver {
     return labels;
   }
 
-  /** How long one upstream call took (to the end of its answer or stream, a failure included). */
-  duration(labels: PairLabels, seconds: number): void {
-    this.metrics.upstreamDuration.observe(labels, seconds);
-  }
-
   /** From the call to the upstream to its first output. */
   timeToFirstToken(labels: PairLabels, seconds: number): void {
     this.metrics.upstreamTtft.observe(labels, seconds);
@@ -112,7 +120,7 @@ export class UpstreamObserver {
    */
   attempted(context: { readonly operation: string; readonly model: string; readonly requestId?: string; readonly jobId?: string }, outcome: RouteAttempt): void {
     const { route } = outcome;
-    this.metrics.upstreamDuration.observe(this.labelsOf(route.provider.name, context.model), outcome.seconds);
+    this.metrics.upstreamDuration.observe(this.labelsOfRoute(route, context.model), outcome.seconds);
     if (outcome.error === undefined) return;
     this.failure({
       ...context,
@@ -138,8 +146,8 @@ export class UpstreamObserver {
         route: `${failure.provider}:${failure.upstreamModel}`,
         model: failure.model,
         upstream_status: status,
-        ...(error instanceof UpstreamError && error.upstreamType ? { upstream_type: redactSecrets(error.upstreamType, this.secrets, 100) } : {}),
-        upstream_message: redactSecrets(error instanceof Error ? error.message : String(failure.error), this.secrets),
+        ...(error instanceof UpstreamError && error.upstreamType ? { upstream_type: this.redact(error.upstreamType, 100) } : {}),
+        upstream_message: this.redact(error instanceof Error ? error.message : String(failure.error)),
         attempt: failure.attempt,
         fallback: failure.fallback,
         ...(failure.retryInMs === undefined ? {} : { retry_in_ms: failure.retryInMs }),

@@ -9,7 +9,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
 import { InsufficientBalanceError } from '../billing/errors.js';
-import type { CatalogModel } from '../catalog/catalog.js';
+import type { CatalogModel, Route } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
 import { emptyUsage, type ChatRequest, type ModelCapabilities, type ReasoningEffort, type StreamPart } from '../model/chat.js';
@@ -201,6 +201,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   let producedOutput = false;
   let routeUsed: { provider: string; model: string } | undefined;
   let attemptStartedAt = 0;
+  let routeTaken: Route | undefined;
   let failure: unknown;
 
   // Parts that carry no output (start, usage) wait until the first output part: only then is
@@ -266,6 +267,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
         const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities, maxOutputTokens, search: model.type === 'search' };
         routeUsed = { provider: route.provider.name, model: route.model };
         input.log.provider = route.provider.name;
+        routeTaken = route;
         attemptStartedAt = performance.now();
         accumulator = new ResultAccumulator();
         pending = [];
@@ -292,8 +294,8 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   // Latency is measured to the end of the upstream exchange (an abort included), before the
   // ledger work that follows.
   const upstreamDoneAt = performance.now();
-  if (firstOutputAt !== undefined && routeUsed) {
-    services.upstreamObserver.timeToFirstToken(services.upstreamObserver.labelsOf(routeUsed.provider, model.id), (firstOutputAt - attemptStartedAt) / 1000);
+  if (firstOutputAt !== undefined && routeTaken) {
+    services.upstreamObserver.timeToFirstToken(services.upstreamObserver.labelsOfRoute(routeTaken, model.id), (firstOutputAt - attemptStartedAt) / 1000);
   }
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });
@@ -338,9 +340,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
 
   if (failure) {
     if (failure instanceof ClientGoneError) return outcome;
-    if (!encoder) throw upstreamFailure(failure);
+    if (!encoder) throw upstreamFailure(failure, services.upstreamObserver);
     // After the first byte: the dialect's in-stream error, then close.
-    const apiError = upstreamFailure(failure);
+    const apiError = upstreamFailure(failure, services.upstreamObserver);
     const type = apiError instanceof GatewayError && apiError.status < 500 ? 'invalid_request_error' : 'api_error';
     if (!(apiError instanceof GatewayError)) services.logger.error({ err: failure, request_id: requestId }, 'chat stream failed');
     sink.write(encoder.error(apiError instanceof GatewayError ? apiError.message : 'The response failed midway.', type));

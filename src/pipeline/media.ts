@@ -74,7 +74,7 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
     result = await callUpstream(services, call);
   } catch (error) {
     if (hold) await services.settles.release(hold.id);
-    throw upstreamFailure(error);
+    throw upstreamFailure(error, services.upstreamObserver);
   }
   if (call.keep) {
     try {

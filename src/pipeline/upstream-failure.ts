@@ -4,20 +4,28 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { UpstreamError } from '../vendors/types.js';
 
-export function upstreamFailure(error: unknown): Error {
+/** The longest upstream message passed on to a client. */
+const maxClientMessageLength = 1_000;
+
+/**
+ * `redact`: what keeps the provider's key (and anything that looks like a secret) out of a
+ * message the upstream wrote, which reaches the client (UpstreamObserver.redact).
+ */
+export function upstreamFailure(error: unknown, redact: { redact(text: string, maxLength: number): string }): Error {
   if (!(error instanceof UpstreamError)) return error as Error;
   const { status } = error;
+  const message = redact.redact(error.message, maxClientMessageLength);
   if (status === 400 || status === 404 || status === 413 || status === 422) {
-    return new GatewayError('upstream_invalid_request', `The upstream refused the request: ${error.message}`);
+    return new GatewayError('upstream_invalid_request', `The upstream refused the request: ${message}`);
   }
   if (status === 401 || status === 403) {
     return new GatewayError('upstream_auth', 'The upstream refused the gateway\'s credentials; the operator must check the provider key.');
   }
   if (status === 504 || error.upstreamType === 'timeout') {
-    return new GatewayError('upstream_timeout', `The upstream timed out: ${error.message}`);
+    return new GatewayError('upstream_timeout', `The upstream timed out: ${message}`);
   }
   const retryAfter = error.retryAfterMs ? Math.min(60, Math.max(1, Math.ceil(error.retryAfterMs / 1000))) : undefined;
-  return new GatewayError('upstream_error', `The upstream failed: ${error.message}`, {
+  return new GatewayError('upstream_error', `The upstream failed: ${message}`, {
     retryable: error.retryable,
     // The upstream's own Retry-After, passed on so the SDKs wait as long as it asked.
     ...(retryAfter ? { headers: { 'retry-after': String(retryAfter), 'retry-after-ms': String(retryAfter * 1000) } } : {}),

@@ -136,7 +136,7 @@ test('an upstream timeout: status timeout in the line and in /metrics, a 504 to 
   t.is(sample(await metricsOf(gateway), 'gateway_upstream_errors_total{provider="slow",model="t/slow",status="timeout"}'), 1);
 });
 
-test('an upstream that echoes its key in the error: the key never reaches the log', async (t) => {
+test('an upstream that echoes its key in the error: the key reaches neither the log nor the client', async (t) => {
   const secret = 'sk-proj-Secret0123456789abcdef';
   const upstream = createServer((request, response) => {
     request.resume();
@@ -162,6 +162,8 @@ test('an upstream that echoes its key in the error: the key never reaches the lo
   t.is(failure.upstream_status, '500');
   t.false(JSON.stringify(lines).includes(secret), 'no line carries the key');
   t.false(JSON.stringify(lines).includes('Secret0123'), 'nor a part of it');
+  // The client is told the vendor's message too, without the key.
+  t.is(JSON.parse(failed.text).error.message, 'The upstream failed: Internal error for key [redacted] (header Authorization: Bearer [redacted]; api_key=[redacted])');
 });
 
 test('redactSecrets: configured keys, Bearer, sk-, key=value; shortened', (t) => {
