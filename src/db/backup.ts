@@ -19,6 +19,14 @@ export class BackupTargetExistsError extends Error {
   }
 }
 
+/** The folder of --to is not there: a backup never creates folders (a typo would scatter copies). */
+export class BackupTargetFolderMissingError extends Error {
+  constructor(readonly folder: string) {
+    super(`the folder ${folder} does not exist; create it, or choose another --to`);
+    this.name = 'BackupTargetFolderMissingError';
+  }
+}
+
 export class BackupNotSupportedError extends Error {
   constructor(command: 'backup' | 'restore') {
     super(
@@ -64,6 +72,7 @@ export async function backupSqlite(db: Knex, target: string, options: { force: b
   const now = options.now ?? Date.now;
   const to = path.resolve(target);
   if (existsSync(to) && !options.force) throw new BackupTargetExistsError(to);
+  if (!existsSync(path.dirname(to))) throw new BackupTargetFolderMissingError(path.dirname(to));
   const partial = `${to}.partial-${process.pid}`;
   rmSync(partial, { force: true });
   const started = now();

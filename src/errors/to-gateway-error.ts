@@ -12,7 +12,7 @@ import { AdjustmentRefusedError, AlreadyRefundedError, AmbiguousChargeError, Cha
 import { formatRub, MoneyFormatError } from '../billing/money.js';
 import { ModelNotFoundError } from '../catalog/catalog.js';
 import { ConfigError } from '../config/load.js';
-import { BackupNotSupportedError, BackupSourceMissingError, BackupTargetExistsError, DatabaseInUseError } from '../db/backup.js';
+import { BackupNotSupportedError, BackupSourceMissingError, BackupTargetExistsError, BackupTargetFolderMissingError, DatabaseInUseError } from '../db/backup.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { IdempotencyConflictError } from '../jobs/job-store.js';
 import { JobAlreadyEndedError, JobNotFoundError } from '../jobs/present.js';
@@ -75,6 +75,7 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof AmbiguousChargeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof BackupTargetExistsError) return new GatewayError('backup_target_exists', error.message);
+  if (error instanceof BackupTargetFolderMissingError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof BackupNotSupportedError) return new GatewayError('backup_not_supported', error.message);
   if (error instanceof DatabaseInUseError) return new GatewayError('database_in_use', error.message);
   if (error instanceof BackupSourceMissingError) return new GatewayError('not_found', error.message);

@@ -25,6 +25,10 @@ test('restore: a backup whose ledger does not add up is not restored (the databa
   const result = await backupSqlite(source.db, good, { force: false });
   t.is(result.to, good);
   await t.throwsAsync(backupSqlite(source.db, good, { force: false }), { instanceOf: BackupTargetExistsError });
+  // A missing folder is named as such (it was reported as the source database failing to open), and not created.
+  const nowhere = path.join(path.dirname(good), 'missing-folder', 'gateway.db');
+  await t.throwsAsync(backupSqlite(source.db, nowhere, { force: false }), { message: `the folder ${path.dirname(nowhere)} does not exist; create it, or choose another --to` });
+  t.false(existsSync(path.dirname(nowhere)));
   t.is((await backupSqlite(source.db, good, { force: true })).to, good);
 
   // A backup with a balance one unit off its ledger.
