@@ -11,7 +11,7 @@ export default class AuditLs extends GatewayCommand {
   ];
   static override flags = {
     account: Flags.string({ description: 'only entries about this account (id or name)' }),
-    action: Flags.string({ description: 'only this action', options: ['balance.adjust', 'balance.refund', 'account.disable', 'account.enable'] }),
+    action: Flags.string({ description: 'only this action', options: ['balance.adjust', 'balance.refund', 'account.disable', 'account.enable', 'key.update'] }),
     limit: Flags.integer({ description: 'at most this many', default: 50, min: 1, max: 1000 }),
   };
 

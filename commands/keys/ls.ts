@@ -10,12 +10,20 @@ export default class KeysLs extends GatewayCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysLs);
-    await this.runWithServices(flags, async ({ accounts, apiKeys }) => {
+    await this.runWithServices(flags, async ({ accounts, apiKeys, now }) => {
       const accountId = flags.account ? (await accounts.find(flags.account)).id : undefined;
       const rows = (await apiKeys.list(accountId)).map(presentKey);
       const text = table(
-        rows.map((row) => ({ ...row, key: `${row.prefix}-…${row.last4}`, scopes: row.scopes.join(','), status: row.revoked_at ? 'revoked' : 'active' })),
-        ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'status', 'last_used_at'],
+        rows.map((row) => ({
+          ...row,
+          key: `${row.prefix}-…${row.last4}`,
+          scopes: row.scopes.join(','),
+          status: row.revoked_at ? 'revoked' : row.expires_at !== null && Date.parse(row.expires_at) <= now() ? 'expired' : 'active',
+          models: row.models?.join(',') ?? 'any',
+          allowed_ips: row.allowed_ips?.join(',') ?? 'any',
+          budget: row.budget_rub === null ? 'none' : `${row.budget_rub}/${row.budget_period}`,
+        })),
+        ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'status', 'expires_at', 'models', 'allowed_ips', 'budget', 'last_used_at'],
       );
       return { json: wholeList(rows), text };
     });

@@ -4,7 +4,7 @@
 import { userInfo, hostname } from 'node:os';
 import type { Knex } from 'knex';
 
-export type AuditAction = 'balance.adjust' | 'balance.refund' | 'account.disable' | 'account.enable';
+export type AuditAction = 'balance.adjust' | 'balance.refund' | 'account.disable' | 'account.enable' | 'key.update';
 
 export interface AuditEntry {
   readonly actor: string;

@@ -4,16 +4,22 @@
 // holds on the very next request:
 // - most routes look the key up on every request;
 // - the chat routes (most traffic) may take it from this process's cache of keys seen live:
-//   a key's only change after creation is its revocation, and their hold re-checks that in
-//   the hold's own statement (Ledger.hold with keyId), so the cache saves a database round trip
-//   per request without serving a revoked key past the hold. A revoked key found either way
-//   leaves the cache.
+//   a key changes after creation only by its revocation or a `keys update` (expiry, models,
+//   addresses, budget, rpm: each bumps api_keys.revision), and their hold re-checks both in
+//   the hold's own statement (Ledger.hold with keyId and keyRevision), so the cache saves a
+//   database round trip per request without serving a revoked key past the hold. A revoked key
+//   found either way leaves the cache; a changed one is read again (refresh) and the request
+//   judged by it (src/pipeline/chat.ts). A cached key's refusal by its controls (expired,
+//   address, model) is confirmed on the key as it is now before it is answered.
 // last_used_at is kept in memory and written in one batch per interval, not per request.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
-import { AccountDisabledError, KeyNotLiveError } from '../billing/errors.js';
+import { writeAudit } from '../audit/audit-log.js';
+import { AccountDisabledError, KeyChangedError, KeyNotLiveError } from '../billing/errors.js';
+import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
 import { newId } from '../util/ids.js';
+import type { BudgetPeriod } from './key-policy.js';
 import { allScopes, type Scope } from './scopes.js';
 
 export interface ApiKey {
@@ -28,6 +34,28 @@ export interface ApiKey {
   readonly createdAt: number;
   readonly revokedAt: number | null;
   readonly lastUsedAt: number | null;
+  /** When the key stops working (ms), or null: never (key-policy.ts). */
+  readonly expiresAt: number | null;
+  /** Model ids or glob patterns the key may use, or null: any. */
+  readonly models: readonly string[] | null;
+  /** IPv4/IPv6 addresses or CIDR blocks the key may be used from, or null: any. */
+  readonly allowedIps: readonly string[] | null;
+  /** Spending budget per period (units), or null: none. */
+  readonly budgetUnits: bigint | null;
+  readonly budgetPeriod: BudgetPeriod | null;
+  /** +1 on every `keys update`: the hold re-checks that a cached key is still this revision. */
+  readonly revision: number;
+}
+
+/** What `keys create` and `keys update` may set (undefined: unchanged / none). */
+export interface KeyControls {
+  readonly expiresAt?: number | null;
+  readonly models?: readonly string[] | null;
+  readonly allowedIps?: readonly string[] | null;
+  readonly budgetUnits?: bigint | null;
+  readonly budgetPeriod?: BudgetPeriod | null;
+  readonly rpm?: number | null;
+  readonly name?: string | null;
 }
 
 export class KeyNotFoundError extends Error {
@@ -49,6 +77,12 @@ interface KeyRow {
   created_at: string | number;
   revoked_at: string | number | null;
   last_used_at: string | number | null;
+  expires_at: string | number | null;
+  models: string | null;
+  allowed_ips: string | null;
+  budget_units: string | number | null;
+  budget_period: string | null;
+  revision: string | number;
   /** From the lookup's join: the key's account is disabled. */
   account_disabled_at?: string | number | null;
 }
@@ -67,7 +101,26 @@ function fromRow(row: KeyRow): ApiKey {
     createdAt: Number(row.created_at),
     revokedAt: optionalNumber(row.revoked_at),
     lastUsedAt: optionalNumber(row.last_used_at),
+    expiresAt: optionalNumber(row.expires_at),
+    models: row.models === null ? null : row.models.split(','),
+    allowedIps: row.allowed_ips === null ? null : row.allowed_ips.split(','),
+    budgetUnits: row.budget_units === null ? null : unitsFromSql(row.budget_units),
+    budgetPeriod: row.budget_period as BudgetPeriod | null,
+    revision: Number(row.revision),
   };
+}
+
+/** The columns of what `keys create`/`keys update` set. */
+function controlColumns(controls: KeyControls): Partial<KeyRow> {
+  const columns: Partial<KeyRow> = {};
+  if (controls.expiresAt !== undefined) columns.expires_at = controls.expiresAt;
+  if (controls.models !== undefined) columns.models = controls.models === null ? null : controls.models.join(',');
+  if (controls.allowedIps !== undefined) columns.allowed_ips = controls.allowedIps === null ? null : controls.allowedIps.join(',');
+  if (controls.budgetUnits !== undefined) columns.budget_units = controls.budgetUnits === null ? null : unitsToSql(controls.budgetUnits);
+  if (controls.budgetPeriod !== undefined) columns.budget_period = controls.budgetPeriod;
+  if (controls.rpm !== undefined) columns.rpm = controls.rpm;
+  if (controls.name !== undefined) columns.name = controls.name;
+  return columns;
 }
 
 // The account's disabled flag comes with the key, in the same lookup (a primary-key join).
@@ -81,14 +134,28 @@ const keyByHash: HotStatement = {
  * Why the key may not be used now, read on `db` (a transaction: what it sees): KeyNotLiveError
  * (revoked or gone), AccountDisabledError, or null when it may.
  */
-export async function keyRefusal(db: Knex, keyId: string): Promise<KeyNotLiveError | AccountDisabledError | null> {
-  const row: { revoked_at: unknown; account_id: string; disabled_at: unknown } | undefined = await db('api_keys as k')
+export async function keyRefusal(db: Knex, keyId: string, revision?: number): Promise<KeyNotLiveError | AccountDisabledError | KeyChangedError | null> {
+  const row: { revoked_at: unknown; account_id: string; disabled_at: unknown; revision: unknown } | undefined = await db('api_keys as k')
     .join('accounts as a', 'a.id', 'k.account_id')
     .where('k.id', keyId)
-    .first('k.revoked_at', 'k.account_id', 'a.disabled_at');
+    .first('k.revoked_at', 'k.account_id', 'a.disabled_at', 'k.revision');
   if (!row || row.revoked_at !== null) return new KeyNotLiveError(keyId);
   if (row.disabled_at !== null) return new AccountDisabledError(keyId, row.account_id);
+  if (revision !== undefined && Number(row.revision) !== revision) return new KeyChangedError(keyId);
   return null;
+}
+
+/** The key's controls as the CLI shows them (and the audit trail records their changes). */
+export function presentControls(apiKey: ApiKey) {
+  return {
+    expires_at: apiKey.expiresAt === null ? null : new Date(apiKey.expiresAt).toISOString(),
+    models: apiKey.models,
+    allowed_ips: apiKey.allowedIps,
+    budget_rub: apiKey.budgetUnits === null ? null : formatRub(apiKey.budgetUnits),
+    budget_period: apiKey.budgetPeriod,
+    rpm: apiKey.rpm,
+    name: apiKey.name,
+  };
 }
 
 /** Whether the key exists unrevoked and its account is enabled. */
@@ -116,7 +183,7 @@ export class ApiKeys {
   ) {}
 
   /** Creates a key and returns it with its secret: the only time the secret exists in full. */
-  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null }): Promise<{ apiKey: ApiKey; key: string }> {
+  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null } & KeyControls): Promise<{ apiKey: ApiKey; key: string }> {
     const key = `${this.prefix}-${randomBytes(32).toString('base64url')}`;
     const row: KeyRow = {
       id: newId('key'),
@@ -130,9 +197,57 @@ export class ApiKeys {
       created_at: this.now(),
       revoked_at: null,
       last_used_at: null,
+      expires_at: null,
+      models: null,
+      allowed_ips: null,
+      budget_units: null,
+      budget_period: null,
+      revision: 0,
+      ...controlColumns({ ...options, rpm: undefined, name: undefined }),
     };
     await this.db('api_keys').insert(row);
     return { apiKey: fromRow(row), key };
+  }
+
+  /**
+   * Changes a key's controls (expiry, models, addresses, budget, rpm, name) without touching its
+   * secret, and writes the audit row in the same transaction. The revision goes up by one: a
+   * process holding the key in its cache sees the change at the key's next hold (the hold
+   * statement re-checks the revision) and reads the key again.
+   */
+  async update(id: string, controls: KeyControls, audit: { actor: string }): Promise<{ before: ApiKey; after: ApiKey }> {
+    return this.db.transaction(async (trx) => {
+      const row: KeyRow | undefined = await trx('api_keys').select('*').where({ id }).first();
+      if (!row) throw new KeyNotFoundError(id);
+      const before = fromRow(row);
+      await trx('api_keys').where({ id }).update({ ...controlColumns(controls), revision: trx.raw('revision + 1') });
+      const after = fromRow((await trx('api_keys').select('*').where({ id }).first()) as KeyRow);
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      const shown = (key: ApiKey) => presentControls(key);
+      const [from, to] = [shown(before), shown(after)];
+      for (const field of Object.keys(to) as (keyof typeof to)[]) {
+        if (JSON.stringify(from[field]) !== JSON.stringify(to[field])) changes[field] = { from: from[field], to: to[field] };
+      }
+      await writeAudit(trx, { actor: audit.actor, action: 'key.update', target: id, accountId: before.accountId, details: { changes } }, this.now());
+      return { before, after };
+    });
+  }
+
+  /**
+   * The key as the database has it now, replacing this process's cached copy (a hold found the
+   * cached revision stale); KeyNotLiveError / AccountDisabledError when it may not be used.
+   */
+  async refresh(id: string): Promise<ApiKey> {
+    const row: KeyRow | undefined = await this.db('api_keys as k')
+      .join('accounts as a', 'a.id', 'k.account_id')
+      .where('k.id', id)
+      .first('k.*', 'a.disabled_at as account_disabled_at');
+    this.forget(id);
+    if (!row || row.revoked_at !== null) throw new KeyNotLiveError(id);
+    if (row.account_disabled_at !== null && row.account_disabled_at !== undefined) throw new AccountDisabledError(id, row.account_id);
+    const apiKey = fromRow(row);
+    this.liveByHash.set(row.hash, apiKey);
+    return apiKey;
   }
 
   async list(accountId?: string): Promise<ApiKey[]> {
@@ -196,9 +311,9 @@ export class ApiKeys {
     return keyIsLive(this.db, keyId);
   }
 
-  /** Why the key may not be used now (revoked, account disabled), or null. */
-  refusal(keyId: string): Promise<KeyNotLiveError | AccountDisabledError | null> {
-    return keyRefusal(this.db, keyId);
+  /** Why the key may not be used now (revoked, account disabled; changed since `revision`), or null. */
+  refusal(keyId: string, revision?: number): Promise<KeyNotLiveError | AccountDisabledError | KeyChangedError | null> {
+    return keyRefusal(this.db, keyId, revision);
   }
 
   /** Writes the remembered last-use times in one transaction. Called on an interval and at stop. */

@@ -53,3 +53,15 @@ export class AccountDisabledError extends Error {
     this.name = 'AccountDisabledError';
   }
 }
+
+/**
+ * The API key a hold was placed for has changed (`keys update`) since this process cached it:
+ * nothing was held. The caller reads the key again (ApiKeys.refresh), re-checks the request
+ * against it and holds again.
+ */
+export class KeyChangedError extends Error {
+  constructor(readonly keyId: string) {
+    super(`API key ${keyId} changed since it was cached`);
+    this.name = 'KeyChangedError';
+  }
+}

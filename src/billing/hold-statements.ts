@@ -17,8 +17,11 @@ import type { UsageRecord } from '../observability/batched-inserter.js';
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
  * instanceId (the serving process that owns the hold, null for a job's: see hold-owners.ts), and
- * keyId: when not null, the hold is placed only while that API key is unrevoked and its account
- * is not disabled (the check a cached key gets, in the same statement). Returns the id when placed, no row when refused
+ * keyId: when not null, the hold is placed only while that API key is unrevoked, still at
+ * keyRevision when given (not changed by `keys update` since the caller read it) and its account
+ * is not disabled (the check a cached key gets, in the same statement). budgetKeyId and
+ * budgetPeriodStart: the key_spend row the hold counts against (null for a key without a
+ * budget), which settle and release bring back to the charge. Returns the id when placed, no row when refused
  * (PostgreSQL: balance or key; SQLite: key — a short balance raises insufficient_balance).
  */
 export const placeHold: HotStatement = {
@@ -26,15 +29,15 @@ export const placeHold: HotStatement = {
   pg: `WITH reserved AS (
          UPDATE accounts SET held_units = held_units + CAST(:amount AS BIGINT)
          WHERE id = :account AND balance_units - held_units >= CAST(:amount AS BIGINT)
-           AND (CAST(:keyId AS TEXT) IS NULL OR (disabled_at IS NULL AND EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL)))
+           AND (CAST(:keyId AS TEXT) IS NULL OR (disabled_at IS NULL AND EXISTS (SELECT 1 FROM api_keys WHERE id = :keyId AND revoked_at IS NULL AND (CAST(:keyRevision AS INTEGER) IS NULL OR revision = CAST(:keyRevision AS INTEGER)))))
          RETURNING id
        )
-       INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
-       SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId FROM reserved RETURNING id`,
-  sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id)
-            SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId
+       INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id, budget_key_id, budget_period_start)
+       SELECT :id, id, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId, :budgetKeyId, :budgetPeriodStart FROM reserved RETURNING id`,
+  sqlite: `INSERT INTO holds (id, account_id, amount_units, status, model, request_id, description, created_at, expires_at, instance_id, budget_key_id, budget_period_start)
+            SELECT :id, :account, :amount, 'active', :model, :requestId, :description, :createdAt, :expiresAt, :instanceId, :budgetKeyId, :budgetPeriodStart
             WHERE :keyId IS NULL OR EXISTS (SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id
-              WHERE k.id = :keyId AND k.revoked_at IS NULL AND a.disabled_at IS NULL) RETURNING id`,
+              WHERE k.id = :keyId AND k.revoked_at IS NULL AND (:keyRevision IS NULL OR k.revision = :keyRevision) AND a.disabled_at IS NULL) RETURNING id`,
 };
 
 /**
@@ -64,11 +67,15 @@ export const settleHold: HotStatement = {
          UPDATE holds SET status = 'settled', charged_units = LEAST(amount_units, CAST(:actual AS BIGINT)), closed_at = :closedAt,
            model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
          WHERE id = :id AND status = 'active'
-         RETURNING id, account_id, amount_units, charged_units, model, request_id, description, closed_at
+         RETURNING id, account_id, amount_units, charged_units, model, request_id, description, closed_at, budget_key_id, budget_period_start
        ), moved AS (
          UPDATE accounts SET balance_units = accounts.balance_units - closed.charged_units, held_units = accounts.held_units - closed.amount_units
          FROM closed WHERE accounts.id = closed.account_id
          RETURNING accounts.balance_units, closed.*
+       ), spend AS (
+         UPDATE key_spend SET spent_units = key_spend.spent_units - (moved.amount_units - moved.charged_units)
+         FROM moved WHERE key_spend.key_id = moved.budget_key_id AND key_spend.period_start = moved.budget_period_start
+         RETURNING key_spend.key_id
        ), entry AS (
          INSERT INTO ledger_transactions (account_id, kind, amount_units, balance_after_units, hold_id, model, description, request_id, created_at)
          SELECT account_id, 'charge', -charged_units, balance_units, id, model, description, request_id, closed_at FROM moved WHERE charged_units > 0
@@ -98,9 +105,16 @@ export const releaseHold: HotStatement = {
   writes: true,
   pg: `WITH closed AS (
          UPDATE holds SET status = 'released', charged_units = 0, closed_at = :closedAt WHERE id = :id AND status = 'active'
-         RETURNING account_id, amount_units
+         RETURNING account_id, amount_units, budget_key_id, budget_period_start
+       ), moved AS (
+         UPDATE accounts SET held_units = accounts.held_units - closed.amount_units FROM closed WHERE accounts.id = closed.account_id
+         RETURNING accounts.id, closed.amount_units, closed.budget_key_id, closed.budget_period_start
+       ), spend AS (
+         UPDATE key_spend SET spent_units = key_spend.spent_units - moved.amount_units
+         FROM moved WHERE key_spend.key_id = moved.budget_key_id AND key_spend.period_start = moved.budget_period_start
+         RETURNING key_spend.key_id
        )
-       UPDATE accounts SET held_units = accounts.held_units - closed.amount_units FROM closed WHERE accounts.id = closed.account_id RETURNING accounts.id`,
+       SELECT id FROM moved`,
   sqlite: `UPDATE holds SET status = 'released', charged_units = 0, closed_at = :closedAt WHERE id = :id AND status = 'active' RETURNING id`,
 };
 

@@ -9,6 +9,8 @@
 // The schema's CHECK constraints refuse a negative balance even if this code were wrong.
 import type { Knex } from 'knex';
 import { keyRefusal } from '../auth/api-keys.js';
+import { KeyBudgetExceededError, periodEnd, type BudgetPeriod } from '../auth/key-policy.js';
+import { isPostgres } from '../db/dialect.js';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
@@ -50,6 +52,14 @@ export interface HoldOptions extends EntryDetails {
   readonly ttlMs: number;
   readonly within?: Knex.Transaction;
   readonly keyId?: string;
+  /** With keyId: the key's revision as the caller read it (KeyChangedError when it moved on). */
+  readonly keyRevision?: number;
+  /**
+   * The key's spending budget: the hold also counts against the key's spend in the period
+   * starting at periodStart (key_spend), in the same transaction, and is refused
+   * (KeyBudgetExceededError) when that would pass limitUnits. Only for keys with a budget.
+   */
+  readonly budget?: KeyBudget;
   readonly instanceId?: string;
   /**
    * Told the hold's id when placing it failed otherwise than by a refusal (outside a caller's
@@ -62,6 +72,31 @@ export interface HoldOptions extends EntryDetails {
 export interface SettleDetails extends EntryDetails {
   readonly usage?: UsageOfCharge;
 }
+
+export interface KeyBudget {
+  readonly keyId: string;
+  readonly period: BudgetPeriod;
+  readonly periodStart: number;
+  readonly limitUnits: bigint;
+}
+
+/**
+ * Adds a hold's amount to its key's spend of the period, only while the sum stays within the
+ * budget (the key's budget as it is now, read in the statement): one conditional statement,
+ * like the balance's reservation. Returns the new spend, or no row when refused.
+ */
+const addKeySpend = (postgres: boolean) =>
+  postgres
+    ? `INSERT INTO key_spend (key_id, period_start, spent_units)
+         SELECT :keyId, CAST(:periodStart AS BIGINT), CAST(:amount AS BIGINT) WHERE CAST(:amount AS BIGINT) <= (SELECT budget_units FROM api_keys WHERE id = :keyId)
+       ON CONFLICT (key_id, period_start) DO UPDATE SET spent_units = key_spend.spent_units + EXCLUDED.spent_units
+         WHERE key_spend.spent_units + EXCLUDED.spent_units <= (SELECT budget_units FROM api_keys WHERE id = :keyId)
+       RETURNING spent_units`
+    : `INSERT INTO key_spend (key_id, period_start, spent_units)
+         SELECT :keyId, :periodStart, :amount WHERE :amount <= (SELECT budget_units FROM api_keys WHERE id = :keyId)
+       ON CONFLICT (key_id, period_start) DO UPDATE SET spent_units = spent_units + excluded.spent_units
+         WHERE spent_units + excluded.spent_units <= (SELECT budget_units FROM api_keys WHERE id = :keyId)
+       RETURNING spent_units`;
 
 export class Ledger {
   /** Runs hold, settle and release outside a caller's transaction. */
@@ -122,6 +157,12 @@ export class Ledger {
     options: HoldOptions,
   ): Promise<Hold> {
     if (amountUnits <= 0n) throw new RangeError('a hold must be positive');
+    const { budget } = options;
+    if (budget && !options.within) {
+      // A key with a budget: the hold and the key's spend in one transaction, the account's row
+      // locked first (as settle and release lock it before key_spend: no lock-order deadlock).
+      return this.db.transaction((trx) => this.hold(accountId, amountUnits, { ...options, within: trx }));
+    }
     const createdAt = this.now();
     const hold: Hold = { id: newId('hold'), accountId, amountUnits, expiresAt: createdAt + options.ttlMs };
     let placed: unknown[];
@@ -136,7 +177,10 @@ export class Ledger {
         createdAt,
         expiresAt: hold.expiresAt,
         keyId: options.keyId ?? null,
+        keyRevision: options.keyRevision ?? null,
         instanceId: options.instanceId ?? null,
+        budgetKeyId: budget?.keyId ?? null,
+        budgetPeriodStart: budget?.periodStart ?? null,
       });
     } catch (error) {
       if (!(error instanceof Error && error.message.includes(insufficientBalanceMarker))) {
@@ -149,11 +193,30 @@ export class Ledger {
     if (placed.length === 0) {
       const db = options.within ?? this.db;
       if (options.keyId !== undefined) {
-        const refusal = await keyRefusal(db, options.keyId);
+        const refusal = await keyRefusal(db, options.keyId, options.keyRevision);
         if (refusal) throw refusal;
       }
       const summary = await this.balanceWithin(db, accountId);
       throw new InsufficientBalanceError(amountUnits, summary.availableUnits);
+    }
+    if (budget && options.within) {
+      const trx = options.within;
+      const postgres = isPostgres(trx);
+      const result = await trx.raw(addKeySpend(postgres), { keyId: budget.keyId, periodStart: budget.periodStart, amount: unitsToSql(amountUnits) });
+      const rows = (postgres ? result.rows : result) as unknown[];
+      if (rows.length === 0) {
+        // Refused: the caller's transaction rolls the hold back with it.
+        const spent: { spent_units: unknown } | undefined = await trx('key_spend').where({ key_id: budget.keyId, period_start: budget.periodStart }).first('spent_units');
+        const key: { budget_units: unknown } | undefined = await trx('api_keys').where({ id: budget.keyId }).first('budget_units');
+        throw new KeyBudgetExceededError(
+          budget.keyId,
+          budget.period,
+          key?.budget_units === null || key?.budget_units === undefined ? budget.limitUnits : unitsFromSql(key.budget_units as string | number),
+          amountUnits,
+          spent ? unitsFromSql(spent.spent_units as string | number) : 0n,
+          periodEnd(budget.period, budget.periodStart),
+        );
+      }
     }
     return hold;
   }

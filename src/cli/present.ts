@@ -32,6 +32,11 @@ export function presentKey(apiKey: ApiKey) {
     created_at: isoTime(apiKey.createdAt),
     last_used_at: isoTime(apiKey.lastUsedAt),
     revoked_at: isoTime(apiKey.revokedAt),
+    expires_at: isoTime(apiKey.expiresAt),
+    models: apiKey.models,
+    allowed_ips: apiKey.allowedIps,
+    budget_rub: apiKey.budgetUnits === null ? null : formatRub(apiKey.budgetUnits),
+    budget_period: apiKey.budgetPeriod,
   };
 }
 

@@ -172,6 +172,23 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`balance adjust` taking more than the available money (balance minus held): nothing written',
   },
+  // Key controls (issue 18 item 1: keys create/update --expires, --models, --allow-ips, --budget)
+  api_key_expired: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'the key is past its expiry (`keys update --expires`); the message gives the time. Nothing held or charged',
+  },
+  model_not_allowed: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "the model is outside the key's allowlist (`--models`); the message names the model and the list. Nothing held or charged",
+  },
+  ip_not_allowed: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "the client's address (the TCP peer) is outside the key's allowlist (`--allow-ips`); the message names the address",
+  },
+  key_budget_exceeded: {
+    status: 402, type: 'insufficient_quota', anthropicType: 'billing_error', retryable: false, seenIn: 'http',
+    description: "the key's budget for the period (`--budget`, `--budget-period`) does not cover the hold; the message says what is left and when it resets. Nothing held or charged",
+  },
   backup_target_exists: {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`backup --to` names a file that exists (`--force` replaces it)',

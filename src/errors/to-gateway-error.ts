@@ -6,6 +6,7 @@
 // infrastructure errors are the CLI's only (over HTTP they would be a bug, a logged 500).
 import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
 import { KeyNotFoundError } from '../auth/api-keys.js';
+import { KeyBudgetExceededError, KeyPolicyFormatError } from '../auth/key-policy.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
 import { AdjustmentRefusedError, AlreadyRefundedError, AmbiguousChargeError, ChargeNotFoundError } from '../billing/corrections.js';
@@ -41,6 +42,7 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
     );
   }
   if (error instanceof KeyNotLiveError) return invalidKey();
+  if (error instanceof KeyBudgetExceededError) return error.toGatewayError();
   if (error instanceof AccountDisabledError) return new GatewayError('account_disabled', 'This API key belongs to a disabled account. Contact the gateway operator.');
   if (error instanceof ContextWindowExceededError) return contextLengthExceeded(error);
   if (error instanceof ModelNotFoundError) return new GatewayError('model_not_found', error.message, { param: 'model' });
@@ -79,6 +81,7 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof BackupNotSupportedError) return new GatewayError('backup_not_supported', error.message);
   if (error instanceof DatabaseInUseError) return new GatewayError('database_in_use', error.message);
   if (error instanceof BackupSourceMissingError) return new GatewayError('not_found', error.message);
+  if (error instanceof KeyPolicyFormatError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);

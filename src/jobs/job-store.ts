@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { HoldClosedError } from '../billing/errors.js';
-import type { Ledger } from '../billing/ledger.js';
+import type { KeyBudget, Ledger } from '../billing/ledger.js';
 import { unitsToSql } from '../billing/money.js';
 import { isPostgres } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -41,6 +41,8 @@ export interface NewJob {
   readonly identity?: unknown;
   readonly idempotencyKey?: string;
   readonly holdUnits: bigint;
+  /** The key's budget the hold counts against (none for a key without one). */
+  readonly budget?: KeyBudget;
   readonly webhookUrl?: string;
   readonly requestId: string;
   readonly prompt: string | null;
@@ -113,6 +115,7 @@ export class JobStore {
                 // Outlives the job's deadline: the runner fails the job (and releases) first.
                 ttlMs: this.options.deadlineMs + 4 * this.options.leaseMs,
                 within: trx,
+                ...(input.budget ? { budget: input.budget } : {}),
                 model: input.model,
                 requestId: input.requestId,
                 description: input.description,

@@ -8,7 +8,8 @@ import { assertScope } from '../auth/assert-scope.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
-import { InsufficientBalanceError } from '../billing/errors.js';
+import { InsufficientBalanceError, KeyChangedError } from '../billing/errors.js';
+import { assertKeyUsable, assertModelAllowed, keyBudget } from '../auth/key-policy.js';
 import type { CatalogModel, Route } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
@@ -39,6 +40,8 @@ export interface ChatInput {
   readonly sink: ResponseSink;
   /** Where the access line and request log learn the model and provider, as soon as they are known (a failed request keeps them). */
   readonly log: { model?: string; provider?: string };
+  /** The client's address (the TCP peer), for a key with an IP allowlist read again mid-request. */
+  readonly address?: string;
 }
 
 export interface ChatOutcome {
@@ -73,6 +76,7 @@ export function resolveChatModel(
     throw invalid(['body', 'model'], `"${decoded.model}" is a ${model.type} model, not a chat model`, decoded.model);
   }
   if (model.type === 'search') assertScope(apiKey, 'search');
+  assertModelAllowed(apiKey, model.id, decoded.model);
   const capabilities = capabilitiesOf(model);
   const request = fitEffortHint(decoded, capabilities);
   checkCapabilities(dialect, request, capabilities, model.id);
@@ -141,22 +145,41 @@ async function holdWorstCase(
   model: CatalogModel,
   input: { inputTokens: number; outputBudget: number },
   apiKey: ApiKey,
-  details: { requestId: string; description: string },
+  details: { requestId: string; description: string; address: string | undefined },
 ) {
   const prices = tokenPrices(model.config.pricing);
   const { inputTokens } = input;
-  // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts).
-  const options = { ttlMs: services.config.holds.ttlMs, model: model.id, keyId: apiKey.id, instanceId: services.holdOwner.id, ...details };
   let maxOutputTokens = input.outputBudget;
   const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
+  let key = apiKey;
   if (worst === 0n) {
     // A free model: nothing to hold or charge, so the key is checked on its own.
-    const refusal = await services.apiKeys.refusal(apiKey.id);
-    if (refusal) throw refusal;
-    return { prices, maxOutputTokens, hold: undefined };
+    for (;;) {
+      const refusal = await services.apiKeys.refusal(key.id, key.revision);
+      if (!refusal) return { prices, maxOutputTokens, hold: undefined };
+      if (!(refusal instanceof KeyChangedError)) throw refusal;
+      key = await reloadKey(services, key, model.id, details.address);
+    }
   }
+  // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts);
+  // a key changed since (keys update) is read again, the request checked against it, and held again.
+  const holdFor = async (amount: bigint) => {
+    for (;;) {
+      const budget = keyBudget(key, services.now());
+      const options = {
+        ttlMs: services.config.holds.ttlMs, model: model.id, keyId: key.id, keyRevision: key.revision, instanceId: services.holdOwner.id,
+        requestId: details.requestId, description: details.description, ...(budget ? { budget } : {}),
+      };
+      try {
+        return await services.settles.hold(key.accountId, amount, options);
+      } catch (error) {
+        if (!(error instanceof KeyChangedError)) throw error;
+        key = await reloadKey(services, key, model.id, details.address);
+      }
+    }
+  };
   try {
-    return { prices, maxOutputTokens, hold: await services.settles.hold(apiKey.accountId, worst, options) };
+    return { prices, maxOutputTokens, hold: await holdFor(worst) };
   } catch (error) {
     if (!(error instanceof InsufficientBalanceError)) throw error;
     const affordable = affordableOutputTokens(prices, error.availableUnits, inputTokens);
@@ -166,13 +189,35 @@ async function holdWorstCase(
     }
     maxOutputTokens = affordable;
   }
-  return { prices, maxOutputTokens, hold: await services.settles.hold(apiKey.accountId, worstCaseUnits(prices, inputTokens, maxOutputTokens), options) };
+  return { prices, maxOutputTokens, hold: await holdFor(worstCaseUnits(prices, inputTokens, maxOutputTokens)) };
+}
+
+/** The key read again after a hold found the cached copy stale, and the request checked against it (expiry, address, model). */
+async function reloadKey(services: ServerServices, stale: ApiKey, modelId: string, address: string | undefined): Promise<ApiKey> {
+  const fresh = await services.apiKeys.refresh(stale.id);
+  assertKeyUsable(fresh, services.now(), address);
+  assertModelAllowed(fresh, modelId);
+  return fresh;
 }
 
 export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {
-  const { dialect, apiKey, requestId, sink } = input;
+  const { dialect, requestId, sink } = input;
+  let { apiKey } = input;
   const started = performance.now();
-  const { model, capabilities, request } = resolveChatModel(services, dialect, dialect.decodeRequest(input.body), apiKey);
+  const decoded = dialect.decodeRequest(input.body);
+  let resolved: ReturnType<typeof resolveChatModel>;
+  try {
+    resolved = resolveChatModel(services, dialect, decoded, apiKey);
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.code === 'model_not_allowed')) throw error;
+    // The key may be a cached copy older than a `keys update`: confirm on the key as it is now.
+    const fresh = await services.apiKeys.refresh(apiKey.id);
+    if (fresh.revision === apiKey.revision) throw error;
+    apiKey = fresh;
+    assertKeyUsable(apiKey, services.now(), input.address);
+    resolved = resolveChatModel(services, dialect, decoded, apiKey);
+  }
+  const { model, capabilities, request } = resolved;
   const outcome: ChatOutcome = { model: model.id, chargedUnits: 0n };
   input.log.model = model.id;
   // One walk over the request gives both estimates: the plain one must fit the context window
@@ -187,6 +232,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   const { prices, maxOutputTokens, hold } = await holdWorstCase(services, request, model, { inputTokens: highInputTokens(inputSize), outputBudget }, apiKey, {
     requestId,
     description: `${dialect.name} ${model.id}`,
+    address: input.address,
   });
 
   // Gateway-tracked prompt cache, for upstreams that cache but do not say so.

@@ -3,6 +3,8 @@
 // another — takes it through the job steps (job-step.ts); `wait` watches the job's row, so it
 // works whichever process finishes the job.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiKey } from '../auth/api-keys.js';
+import { assertModelAllowed, keyBudget } from '../auth/key-policy.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
 import type { Job } from '../jobs/job.js';
@@ -42,8 +44,11 @@ export async function validateWebhookUrl(services: ServerServices, url: string |
   if (problem) throw invalid(['body', 'webhook_url'], problem, url);
 }
 
-export async function createJob(services: ServerServices, input: NewJob): Promise<{ job: Job; created: boolean }> {
-  const outcome = await services.jobs.create(input);
+/** `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its budget. */
+export async function createJob(services: ServerServices, input: NewJob & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
+  const { apiKey, ...job } = input;
+  assertModelAllowed(apiKey, job.model);
+  const outcome = await services.jobs.create({ ...job, budget: keyBudget(apiKey, services.now()) });
   if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }

@@ -4,6 +4,7 @@
 // actual price, release on failure. Every media operation goes through `chargedMediaCall`, so
 // none can reach an upstream without the charge path.
 import type { ApiKey } from '../auth/api-keys.js';
+import { assertModelAllowed, keyBudget } from '../auth/key-policy.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
 import type { MediaAdapter, MediaOperation, MediaTarget } from '../vendors/media-types.js';
@@ -59,6 +60,8 @@ export interface MediaCall<Request, Result> {
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
 export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
+  assertModelAllowed(caller.apiKey, model.id);
+  const budget = keyBudget(caller.apiKey, services.now());
   const hold =
     call.holdUnits > 0n
       ? await services.settles.hold(caller.apiKey.accountId, call.holdUnits, {
@@ -67,6 +70,7 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
           requestId: caller.requestId,
           description: call.description,
           instanceId: services.holdOwner.id,
+          ...(budget ? { budget } : {}),
         })
       : undefined;
   let result: Result;

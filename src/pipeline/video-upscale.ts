@@ -47,6 +47,7 @@ export async function createVideoUpscale(services: ServerServices, caller: Media
     endpoint: 'videos/upscale',
     accountId: apiKey.accountId,
     keyId: apiKey.id,
+    apiKey,
     model: model.id,
     request,
     identity: { ...request, video_file_id: undefined, video: file.sha256, webhook_url: fields.webhook_url, model: model.id },

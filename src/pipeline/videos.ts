@@ -68,6 +68,7 @@ export async function createVideo(services: ServerServices, caller: MediaCaller,
     endpoint: 'videos',
     accountId: apiKey.accountId,
     keyId: apiKey.id,
+    apiKey,
     model: quote.modelId,
     request,
     // The same request is the same prompt, options and reference bytes (not the upload's new file id).

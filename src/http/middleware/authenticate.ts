@@ -2,6 +2,7 @@
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python).
 import type { Next } from 'koa';
 import { AccountDisabledError, KeyNotLiveError } from '../../billing/errors.js';
+import { assertKeyUsable } from '../../auth/key-policy.js';
 import type { ServerServices } from '../../services.js';
 import { invalidKey, unauthorized } from '../../errors/refusals.js';
 import type { Context } from '../state.js';
@@ -21,8 +22,19 @@ export function authenticate(services: ServerServices, options: { cached?: boole
   return async function authenticateMiddleware(ctx: Context, next: Next): Promise<void> {
     const presented = presentedKey(ctx);
     if (!presented) throw unauthorized();
-    const apiKey = await services.apiKeys.authenticate(presented, { cached });
+    let apiKey = await services.apiKeys.authenticate(presented, { cached });
     if (!apiKey) throw invalidKey();
+    // Expiry and the IP allowlist, read from the key already in hand (key-policy.ts). The
+    // address is the TCP peer's: no forwarding header is trusted (docs/http-api.md).
+    const address = ctx.req.socket.remoteAddress;
+    try {
+      assertKeyUsable(apiKey, services.now(), address);
+    } catch (error) {
+      if (!cached) throw error;
+      // A cached key's refusal is confirmed on the key as it is now (keys update may have lifted it).
+      apiKey = await refreshed(services, apiKey.id);
+      assertKeyUsable(apiKey, services.now(), address);
+    }
     ctx.state.apiKey = apiKey;
     if (!cached) return next();
     try {
@@ -33,4 +45,13 @@ export function authenticate(services: ServerServices, options: { cached?: boole
       throw error; // a 401 (request-context)
     }
   };
+}
+
+async function refreshed(services: ServerServices, keyId: string) {
+  try {
+    return await services.apiKeys.refresh(keyId);
+  } catch (error) {
+    if (error instanceof KeyNotLiveError) throw invalidKey();
+    throw error;
+  }
 }
