@@ -161,6 +161,8 @@ testOnBackends('a budget: 6 concurrent requests against a budget for 3 — exact
   const shown = await runCliJson(['keys', 'show', keyId], cliEnv(database));
   t.is(shown.budget_spent_rub, `${charges / 10_000n}.${String(charges % 10_000n).padStart(4, '0')}`, 'the spend is what was charged (the holds settled to it)');
   await assertLedgerInvariants(t, database.db);
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  t.true(metrics.split('\n').includes('gateway_refusals_total{reason="budget"} 3'), 'the refusals are counted by reason');
 
   // The next UTC day is a new period.
   const next = new Date(clock.now());

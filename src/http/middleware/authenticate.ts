@@ -2,7 +2,7 @@
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python).
 import type { Next } from 'koa';
 import { AccountDisabledError, KeyNotLiveError } from '../../billing/errors.js';
-import { assertKeyUsable } from '../../auth/key-policy.js';
+import { assertKeyUsable, KeyBudgetExceededError } from '../../auth/key-policy.js';
 import type { ServerServices } from '../../services.js';
 import { invalidKey, unauthorized } from '../../errors/refusals.js';
 import type { Context } from '../state.js';
@@ -17,6 +17,8 @@ export function presentedKey(ctx: Context): string | undefined {
  * hold re-checks it (route table: keyCheckedByHold). A revocation the hold finds is a 401 like
  * any other, a disabled account a 403, and the key leaves the cache.
  */
+const budgetRefusal = { reason: 'budget' } as const;
+
 export function authenticate(services: ServerServices, options: { cached?: boolean } = {}) {
   const cached = options.cached === true;
   return async function authenticateMiddleware(ctx: Context, next: Next): Promise<void> {
@@ -36,13 +38,13 @@ export function authenticate(services: ServerServices, options: { cached?: boole
       assertKeyUsable(apiKey, services.now(), address);
     }
     ctx.state.apiKey = apiKey;
-    if (!cached) return next();
     try {
       await next();
     } catch (error) {
-      if (!(error instanceof KeyNotLiveError || error instanceof AccountDisabledError)) throw error;
-      services.apiKeys.forget(error.keyId);
-      throw error; // a 401 (request-context)
+      // A budget refusal (the hold's, on any route) is counted: gateway_refusals_total{reason="budget"}.
+      if (error instanceof KeyBudgetExceededError) services.metrics.refusals.inc(budgetRefusal);
+      if (cached && (error instanceof KeyNotLiveError || error instanceof AccountDisabledError)) services.apiKeys.forget(error.keyId);
+      throw error; // a 401/402/403 (request-context)
     }
   };
 }
