@@ -172,7 +172,7 @@ export async function openServerServices(
       onDropped: (count: number) => metrics.recordsDropped.inc({ table }, count),
     };
   };
-  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, recordOptions('request_log'));
+  const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, { ...recordOptions('request_log'), uniqueBy: 'request_id' });
   const generations = new Generations(base.db, base.now);
   const jobs = openJobStore(base, generations);
   const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, recordOptions('usage_records'));

@@ -16,13 +16,19 @@ import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';
 
-/** INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`. */
-export function insertRowsStatement(table: string, columns: readonly string[]): HotStatement {
+/**
+ * INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`. With `uniqueBy` (an
+ * indexed column), rows whose value is already in the table are left out: a batch retried
+ * after a commit whose answer was lost (the connection cut during COMMIT) is not written twice.
+ */
+export function insertRowsStatement(table: string, columns: readonly string[], uniqueBy?: string): HotStatement {
   const list = columns.join(', ');
+  const sqliteNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = value ->> '${uniqueBy}')` : '';
+  const pgNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = rows.${uniqueBy})` : '';
   return {
     writes: true,
-    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => `value ->> '${column}'`).join(', ')} FROM json_each(:rows) ORDER BY key`,
-    pg: `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows ORDER BY rows.ordinality`,
+    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => `value ->> '${column}'`).join(', ')} FROM json_each(:rows)${sqliteNew} ORDER BY key`,
+    pg: `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
   };
 }
 
@@ -54,6 +60,8 @@ export interface BatchedInserterOptions<Row> {
   onDropped?: (count: number) => void;
   /** The insert itself (tests: a fake database). */
   write?: (rows: Row[]) => Promise<void>;
+  /** A column that is unique per row (request_log.request_id, indexed): a retried batch skips rows already written. */
+  uniqueBy?: string;
   /** Timers and clock (tests: a fake clock). */
   timers?: { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void; now(): number };
 }
@@ -84,7 +92,7 @@ export class BatchedInserter<Row extends object> {
     private readonly logger: Logger,
     private readonly options: BatchedInserterOptions<Row> = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
   ) {
-    const insert = insertRowsStatement(table, columns);
+    const insert = insertRowsStatement(table, columns, options.uniqueBy);
     this.write = options.write ?? (async (rows) => void (await hotStatements(db).run(insert, { rows: JSON.stringify(rows) })));
     this.timers = options.timers ?? realTimers;
   }

@@ -180,3 +180,28 @@ test('a graceful stop retries until its deadline, then counts what is left as dr
   t.is(inserter.dropped, 7);
   t.deepEqual(dropped, [7]);
 });
+
+testOnBackends('a request log batch written again (its commit landed, the answer was lost, the retry sent it once more) adds no second row', async (t, { db }) => {
+  const entry = (requestId: string): RequestLogEntry => ({
+    request_id: requestId,
+    account_id: null,
+    key_id: null,
+    method: 'POST',
+    route: '/v1/chat/completions',
+    model: 'sim/chat',
+    status: 200,
+    duration_us: 1234,
+    charged_units: 0,
+    created_at: 1_700_000_000_000,
+  });
+  const first = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
+  first.record(entry('req_a'));
+  first.record(entry('req_b'));
+  await first.flush();
+  // The same batch again, as the retry after a lost answer sends it, with one new row.
+  first.record(entry('req_a'));
+  first.record(entry('req_b'));
+  first.record(entry('req_c'));
+  await first.flush();
+  t.deepEqual((await db('request_log').select('request_id').orderBy('id')).map((row) => row.request_id), ['req_a', 'req_b', 'req_c']);
+});
