@@ -3,7 +3,7 @@
 #   deps     production dependencies only, with the toolchain that compiles the SQLite driver
 #   runtime  node + deps' node_modules + dist/, bin/, package.json and the example config; no
 #            compiler, no TypeScript, ava, tsx or vendor SDKs
-# test/install/image-steps.test.ts replays the COPY and npm lines of this file in a clean
+# `npm run test:image` (test/install/image-replay.slow.ts) replays the COPY and npm lines of this file in a clean
 # directory (no container engine runs on the development machines): keep every step one
 # plain instruction it can read (RUN lines other than npm are listed in that test).
 FROM node:20-bookworm-slim AS build

@@ -17,7 +17,7 @@ export const processSuites = [
   'test/cli/serve-drain.test.ts',
   'test/cli/serve-redis-down.test.ts',
   'test/cli/serve.test.ts',
-  'test/install/**/*.test.ts',
+  'test/install/install.test.ts',
   'test/chaos/**/*.test.ts',
   'test/bench/**/*.test.ts',
   'test/docs/readme-examples.test.ts',

@@ -1,4 +1,4 @@
-// The deployment files agree with the program (no container engine here: test/install/image-steps
+// The deployment files agree with the program (no container engine here: test/install/image-replay.slow.ts
 // replays the Dockerfile; this reads the rest): deploy/compose.yaml runs only real commands and
 // flags, passes only environment variables the config loader or deploy/gateway.yaml reads,
 // gates every gateway process on the one-shot migrate, and puts nginx in front of every serve;

@@ -1,4 +1,7 @@
-// The container image's steps, replayed in a clean directory: no container engine runs on the
+// The container image's steps, replayed in a clean directory (a command of its own, `npm run
+// test:image`, ~2 min on a quiet machine and up to 9 under load: two npm installs, the SQLite
+// driver compiled, a build; `npm test` runs the static check test/install/image-static.test.ts
+// instead — run this one after changing the Dockerfile, .dockerignore or the dependencies): no container engine runs on the
 // development machines or in CI (`docker info` cannot reach a daemon), so this reads the
 // repository's Dockerfile and does what a builder would do with it — each stage in a folder of
 // its own, its COPY lines from the repository (minus .dockerignore) or from an earlier stage,
@@ -7,72 +10,22 @@
 // native modules load, migrate and serve work on a fresh data directory, /readyz answers, the
 // HEALTHCHECK passes, SIGTERM stops it cleanly.
 // What it cannot replay: the base image itself (Node 20 here too) and the system lines
-// (apt-get, the user), listed in `systemLines` below: a new RUN line must be one of them or
+// (apt-get, the user), listed in `systemLines` (test/install/dockerfile.ts): a new RUN line must be one of them or
 // an npm line, so nothing the image does goes untried here.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { execa } from 'execa';
 import { installRoot } from '../../src/config/load.js';
 import { countRun } from '../helpers/backends.js';
-
-interface Instruction {
-  readonly keyword: string;
-  readonly args: string;
-  readonly line: number;
-}
-
-interface Stage {
-  readonly name: string;
-  readonly from: string;
-  readonly instructions: Instruction[];
-}
-
-/** Instructions by stage; continuation lines joined, comments dropped. */
-function readDockerfile(text: string): Stage[] {
-  const stages: Stage[] = [];
-  const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = index + 1;
-    let logical = lines[index]!.trim();
-    if (logical === '' || logical.startsWith('#')) continue;
-    while (logical.endsWith('\\')) logical = `${logical.slice(0, -1).trimEnd()} ${lines[++index]!.trim()}`;
-    const [, keyword, args] = /^(\S+)\s+(.*)$/.exec(logical)!;
-    if (keyword === 'FROM') {
-      const [, from, name] = /^(\S+)\s+AS\s+(\S+)$/i.exec(args!) ?? [];
-      if (!from || !name) throw new Error(`Dockerfile line ${line}: every stage is named (FROM image AS name)`);
-      stages.push({ name, from, instructions: [] });
-    } else stages.at(-1)!.instructions.push({ keyword: keyword!, args: args!, line });
-  }
-  return stages;
-}
-
-/** .dockerignore's lines (plain names, folders and `*` within a name: all it uses). */
-function ignoredByDockerignore(relativePath: string): boolean {
-  const patterns = readFileSync(path.join(installRoot, '.dockerignore'), 'utf8')
-    .split('\n')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '' && !entry.startsWith('#'));
-  return patterns.some((pattern) => {
-    const expression = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/.*)?$`);
-    return expression.test(relativePath) || (!pattern.includes('/') && expression.test(path.basename(relativePath)));
-  });
-}
-
-/** The RUN lines that set up the system (packages, the user, the volume's owner): not replayed. */
-const systemLines = [
-  /^apt-get update && apt-get install -y --no-install-recommends python3 make g\+\+ && rm -rf \/var\/lib\/apt\/lists\/\*$/,
-  /^groupadd --system --gid 10001 gateway && useradd --system --uid 10001 --gid gateway --home-dir \/var\/lib\/gateway --shell \/usr\/sbin\/nologin gateway$/,
-  /^mkdir -p \/var\/lib\/gateway && chown gateway:gateway \/var\/lib\/gateway$/,
-];
+import { devOnly, ignoredByDockerignore, repositoryDockerfile, type Stage, systemLines } from './dockerfile.js';
 
 const port = 42150;
-const devOnly = ['typescript', 'ava', 'tsx', 'openai', '@anthropic-ai/sdk', 'execa', 's3rver', 'autocannon'];
 
 test('the Dockerfile built in a clean directory: production dependencies only, and the runtime stage migrates, serves, passes its health check and stops on SIGTERM', async (t) => {
   t.timeout(600_000); // two npm installs side by side (the SQLite driver compiles) and a TypeScript build: ~2 min on a quiet machine
-  const stages = readDockerfile(readFileSync(path.join(installRoot, 'Dockerfile'), 'utf8'));
+  const stages = repositoryDockerfile();
   t.deepEqual(
     stages.map((stage) => `${stage.name} FROM ${stage.from}`),
     ['build FROM node:20-bookworm-slim', 'deps FROM node:20-bookworm-slim', 'runtime FROM node:20-bookworm-slim'],
