@@ -175,7 +175,9 @@ export async function openServerServices(
   const requestLog = new BatchedInserter<RequestLogEntry>(base.db, 'request_log', requestLogColumns, base.logger, { ...recordOptions('request_log'), uniqueBy: 'request_id' });
   const generations = new Generations(base.db, base.now);
   const jobs = openJobStore(base, generations);
-  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, recordOptions('usage_records'));
+  // Batched usage records are those of uncharged requests (a charged one is written by its
+  // settle): one per request, so request_id makes a retried batch idempotent as for the log.
+  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, { ...recordOptions('usage_records'), uniqueBy: 'request_id' });
   const settles = new PendingSettles(base.ledger, base.logger, {
     cap: pendingSettlesCap,
     onSize: (size) => metrics.pendingSettles.set(size),

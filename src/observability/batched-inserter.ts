@@ -60,7 +60,7 @@ export interface BatchedInserterOptions<Row> {
   onDropped?: (count: number) => void;
   /** The insert itself (tests: a fake database). */
   write?: (rows: Row[]) => Promise<void>;
-  /** A column that is unique per row (request_log.request_id, indexed): a retried batch skips rows already written. */
+  /** A column that is unique per row (request_id of request_log and usage_records, indexed): a retried batch skips rows already written. */
   uniqueBy?: string;
   /** Timers and clock (tests: a fake clock). */
   timers?: { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void; now(): number };

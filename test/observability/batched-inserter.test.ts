@@ -205,3 +205,36 @@ testOnBackends('a request log batch written again (its commit landed, the answer
   await first.flush();
   t.deepEqual((await db('request_log').select('request_id').orderBy('id')).map((row) => row.request_id), ['req_a', 'req_b', 'req_c']);
 });
+
+testOnBackends('a usage record batch written again (the retry after a lost answer) adds no second record', async (t, { db }) => {
+  const record = (requestId: string): UsageRecord => ({
+    request_id: requestId,
+    account_id: 'acct_usage',
+    key_id: 'key_usage',
+    endpoint: 'chat-completions',
+    model: 'sim/chat',
+    provider: 'sim',
+    upstream_model: 'sim-chat',
+    status: 'failed',
+    input_tokens: 12,
+    cached_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    cost_units: 0,
+    estimated: true,
+    latency_ms: 40,
+    ttft_ms: null,
+    finish_reason: null,
+    created_at: 1_700_000_000_000,
+  });
+  const inserter = new BatchedInserter<UsageRecord>(db, 'usage_records', usageRecordColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
+  inserter.record(record('req_u1'));
+  inserter.record(record('req_u2'));
+  await inserter.flush();
+  inserter.record(record('req_u1'));
+  inserter.record(record('req_u2'));
+  inserter.record(record('req_u3'));
+  await inserter.flush();
+  t.deepEqual((await db('usage_records').select('request_id').orderBy('id')).map((row) => row.request_id), ['req_u1', 'req_u2', 'req_u3']);
+});
