@@ -25,15 +25,17 @@ export interface HistoryPage {
   next_cursor: string | null;
 }
 
-const encodeCursor = (id: string) => Buffer.from(`txn:${id}`).toString('base64url');
+/** The opaque cursor of a history page (also the cabinet's filtered history: src/cabinet-api/history.ts). */
+export const encodeHistoryCursor = (id: string) => Buffer.from(`txn:${id}`).toString('base64url');
 
-function decodeCursor(cursor: string): string {
+/** The transaction id a cursor continues below; InvalidCursorError for one this API did not hand out. */
+export function decodeHistoryCursor(cursor: string): string {
   const match = /^txn:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
   if (!match) throw new InvalidCursorError('the cursor is not one this endpoint returned', cursor);
   return match[1]!;
 }
 
-interface TransactionRow {
+export interface TransactionRow {
   id: string | number;
   created_at: string | number;
   kind: string;
@@ -50,24 +52,29 @@ export async function readHistory(db: Knex, accountId: string, options: { limit:
     .where({ account_id: accountId })
     .orderBy('id', 'desc')
     .limit(options.limit + 1);
-  if (options.cursor) query.andWhere('id', '<', decodeCursor(options.cursor));
+  if (options.cursor) query.andWhere('id', '<', decodeHistoryCursor(options.cursor));
   const rows: TransactionRow[] = await query;
   const page = rows.slice(0, options.limit);
   const hasMore = rows.length > options.limit;
   return {
     object: 'list',
-    data: page.map((row) => ({
-      id: `txn_${row.id}`,
-      object: 'balance.transaction',
-      created_at: Math.floor(Number(row.created_at) / 1000),
-      kind: row.kind,
-      amount_rub: formatRub(unitsFromSql(row.amount_units)),
-      balance_after_rub: formatRub(unitsFromSql(row.balance_after_units)),
-      model: row.model,
-      description: row.description,
-      request_id: row.request_id,
-    })),
+    data: page.map(historyItem),
     has_more: hasMore,
-    next_cursor: hasMore ? encodeCursor(String(page.at(-1)!.id)) : null,
+    next_cursor: hasMore ? encodeHistoryCursor(String(page.at(-1)!.id)) : null,
+  };
+}
+
+/** A ledger row as the history shows it: money as exact 4-decimal strings. */
+export function historyItem(row: TransactionRow): HistoryItem {
+  return {
+    id: `txn_${row.id}`,
+    object: 'balance.transaction',
+    created_at: Math.floor(Number(row.created_at) / 1000),
+    kind: row.kind,
+    amount_rub: formatRub(unitsFromSql(row.amount_units)),
+    balance_after_rub: formatRub(unitsFromSql(row.balance_after_units)),
+    model: row.model,
+    description: row.description,
+    request_id: row.request_id,
   };
 }

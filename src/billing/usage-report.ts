@@ -111,9 +111,14 @@ export function presentUsage(rows: readonly UsageRow[], by: UsageGrouping) {
 
 /** RFC 4180: CRLF line ends, a header row, fields with a comma, quote or line break quoted (quotes doubled). */
 export function toCsv(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
+  return [csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))].join('');
+}
+
+/** One RFC 4180 line with its CRLF (null and undefined as empty fields): for CSV written row by row (the cabinet's history export). */
+export function csvLine(values: readonly unknown[]): string {
   const field = (value: unknown) => {
     const text = value === null || value === undefined ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  return [columns.map(field).join(','), ...rows.map((row) => columns.map((column) => field(row[column])).join(','))].map((line) => `${line}\r\n`).join('');
+  return `${values.map(field).join(',')}\r\n`;
 }
