@@ -3,9 +3,10 @@
 // period. Parsed here from the CLI's flags, checked here against a request. Every check reads
 // the key object the request already has (looked up, or from the cache): a key with none of
 // them set costs nothing more. The budget itself is enforced by the hold (ledger.ts).
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
 import { formatRub, parseRub } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { blockListOf, isAddressOrBlock, listed } from '../util/ip-list.js';
 import type { ApiKey } from './api-keys.js';
 
 export const budgetPeriods = ['day', 'week', 'month', 'total'] as const;
@@ -62,11 +63,7 @@ export function parseAllowedIps(text: string): string[] | null {
   if (text.trim() === 'any') return null;
   const entries = text.split(',').map((part) => part.trim());
   for (const entry of entries) {
-    const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
-    const maxPrefix = family === 6 ? 128 : 32;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
-    if (family === 0 || !prefixOk || rest.length > 0) {
+    if (!isAddressOrBlock(entry)) {
       throw new KeyPolicyFormatError('allow-ips', `"${entry}" is not an IPv4/IPv6 address or CIDR block (10.0.0.0/8, 203.0.113.7, 2001:db8::/32)`);
     }
   }
@@ -136,39 +133,28 @@ export function assertModelAllowed(apiKey: ApiKey, modelId: string, asked?: stri
 
 const blockLists = new WeakMap<readonly string[], BlockList>();
 
-function blockListOf(entries: readonly string[]): BlockList {
+/** The key's allowlist as a BlockList, built once per loaded key. */
+function allowlistOf(entries: readonly string[]): BlockList {
   let list = blockLists.get(entries);
   if (!list) {
-    list = new BlockList();
-    for (const entry of entries) {
-      const [address, prefix] = entry.split('/') as [string, string | undefined];
-      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-      if (prefix === undefined) list.addAddress(address, family);
-      else list.addSubnet(address, Number(prefix), family);
-    }
+    list = blockListOf(entries);
     blockLists.set(entries, list);
   }
   return list;
 }
 
-/** The client address as the socket gives it, an IPv4-mapped IPv6 address (::ffff:1.2.3.4) as IPv4. */
-export function normalizedAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1]! : address;
-}
-
 /**
  * Refuses a key past its expiry (401 api_key_expired) or used from an address outside its
- * allowlist (403 ip_not_allowed). `address`: the TCP peer (no proxy header is trusted).
+ * allowlist (403 ip_not_allowed). `address`: the client's (src/http/client-address.ts: the TCP
+ * peer, or what a proxy of server.trusted_proxies forwarded), already normalized.
  */
 export function assertKeyUsable(apiKey: ApiKey, now: number, address: string | undefined): void {
   if (apiKey.expiresAt !== null && now >= apiKey.expiresAt) {
     throw new GatewayError('api_key_expired', `This API key expired at ${new Date(apiKey.expiresAt).toISOString()}. Ask the gateway operator for a new key or a later expiry (gateway keys update --expires).`);
   }
   if (apiKey.allowedIps !== null) {
-    const client = normalizedAddress(address ?? '');
-    const family = isIP(client);
-    if (family === 0 || !blockListOf(apiKey.allowedIps).check(client, family === 6 ? 'ipv6' : 'ipv4')) {
+    const client = address ?? '';
+    if (!listed(allowlistOf(apiKey.allowedIps), client)) {
       throw new GatewayError('ip_not_allowed', `This API key may not be used from ${client || 'an unknown address'}.`);
     }
   }

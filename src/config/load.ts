@@ -44,6 +44,8 @@ export interface Config {
     readonly keepAliveTimeoutMs: number;
     readonly maxConnections: number;
     readonly drainTimeoutMs: number;
+    /** server.trusted_proxies (src/http/client-address.ts). */
+    readonly trustedProxies: readonly string[];
   };
   readonly dataDir: string;
   /**
@@ -268,6 +270,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       keepAliveTimeoutMs: parseDuration(file.server.keep_alive_timeout),
       maxConnections: file.server.max_connections,
       drainTimeoutMs: parseDuration(file.server.drain_timeout),
+      trustedProxies: file.server.trusted_proxies,
     },
     dataDir,
     instance: { hostname: instanceHostname },

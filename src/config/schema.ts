@@ -3,6 +3,7 @@
 // pricing a model at nothing.
 import { z } from 'zod';
 import { acceptedReasoningEfforts, normalizeReasoningEffort } from '../model/reasoning.js';
+import { isAddressOrBlock } from '../util/ip-list.js';
 import { providerKinds } from '../vendors/registry.js';
 
 /** A non-negative decimal string in RUB (or USD for currency rates): "13.50", "0.000135". */
@@ -164,6 +165,14 @@ export const configSchema = z.strictObject({
       max_connections: z.number().int().min(1).max(1_000_000).default(4096),
       /** On SIGTERM: how long in-flight requests may run before they are cut (charged for what was produced). */
       drain_timeout: durationString.default('30s'),
+      /**
+       * Load balancers / TLS terminators in front of the gateway (addresses or CIDR blocks): from
+       * these peers only, X-Forwarded-For and X-Forwarded-Proto name the client and its scheme.
+       */
+      trusted_proxies: z
+        .array(z.string().refine(isAddressOrBlock, 'expected an IPv4/IPv6 address or CIDR block (10.0.0.0/8, 203.0.113.7, 2001:db8::/32)'))
+        .max(100)
+        .default([]),
     })
     .prefault({}),
   /** Where SQLite and stored files live unless given elsewhere. Relative to the install root. */

@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { ServerServices } from '../services.js';
+import { ClientAddresses } from './client-address.js';
 import { errorShapes } from './error-shape.js';
 import { jsonBody as readJsonBody } from './json-body.js';
 import { authenticate } from './middleware/authenticate.js';
@@ -24,6 +25,8 @@ const routeEnd = async (): Promise<void> => undefined;
 export function createApp(services: ServerServices, routes: readonly RouteDefinition[] = routeTable): Koa<RequestState> {
   const app = new Koa<RequestState>({ proxy: false });
   app.silent = true; // errors are logged by requestContext, once, with the request id
+  // On the context's prototype: every request reads the same instance, nothing is built per request.
+  (app.context as unknown as Context).clientAddresses = new ClientAddresses(services.config.server.trustedProxies);
   const router = new Router<RequestState>();
   const auth = authenticate(services);
   const cachedAuth = authenticate(services, { cached: true });

@@ -3,6 +3,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
 import type { ServerServices } from '../services.js';
+import type { ClientAddresses } from './client-address.js';
 
 export interface RequestState {
   requestId: string;
@@ -14,7 +15,12 @@ export interface RequestState {
   chargedUnits: bigint;
 }
 
-export type Context = ParameterizedContext<RequestState> & { params: Record<string, string>; _matchedRoute?: string };
+export type Context = ParameterizedContext<RequestState> & {
+  params: Record<string, string>;
+  _matchedRoute?: string;
+  /** The client's address and scheme (server.trusted_proxies): one instance on app.context, set by createApp. */
+  clientAddresses: ClientAddresses;
+};
 
 export type Handler = (ctx: Context, services: ServerServices) => Promise<void> | void;
 

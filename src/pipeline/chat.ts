@@ -40,7 +40,7 @@ export interface ChatInput {
   readonly sink: ResponseSink;
   /** Where the access line and request log learn the model and provider, as soon as they are known (a failed request keeps them). */
   readonly log: { model?: string; provider?: string };
-  /** The client's address (the TCP peer), for a key with an IP allowlist read again mid-request. */
+  /** The client's address (src/http/client-address.ts), for a key with an IP allowlist read again mid-request. */
   readonly address?: string;
 }
 

@@ -1,6 +1,7 @@
 // Key controls (issue 18 item 1) through HTTP with the official SDKs, on both databases: expiry
 // (401 api_key_expired on the injected clock), the model allowlist (403 model_not_allowed on all
-// three chat dialects), the IP allowlist (403 ip_not_allowed from the TCP peer), the budget
+// three chat dialects), the IP allowlist (403 ip_not_allowed from the TCP peer, or from the client
+// a trusted proxy forwards), the budget
 // (402 key_budget_exceeded; N concurrent against a budget for M: exactly M pass) — and a
 // `keys update` made by the CLI binary (another process) while the serving process has the
 // key in its cache, seen on the very next request. Nothing refused is held or charged.
@@ -86,6 +87,22 @@ testOnBackends('an IP allowlist is checked against the TCP peer: 403 ip_not_allo
   t.deepEqual(refused, { status: 403, code: 'ip_not_allowed', type: 'permission_error', message: '403 This API key may not be used from 127.0.0.1.' }, 'X-Forwarded-For is not trusted');
   t.deepEqual(await moneyOf(database, accountId), before);
   t.is((await chat(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: inside.key, maxRetries: 0 }))).model, 'sim/chat');
+});
+
+testOnBackends('behind a trusted proxy (server.trusted_proxies) the allowlist is checked against the client it forwards', async (t, database) => {
+  const gateway = await startChatGateway(t, database, { server: { trusted_proxies: ['127.0.0.1'] } });
+  const { accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const { key } = await gateway.services.apiKeys.create({ accountId, allowedIps: ['203.0.113.7'] });
+  const from = (forwarded: string) => new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0, defaultHeaders: { 'x-forwarded-for': forwarded } });
+  t.is((await chat(from('198.51.100.9, 203.0.113.7'))).model, 'sim/chat', 'the entry the proxy appended is the client');
+  const before = await moneyOf(database, accountId);
+  t.deepEqual(await refusal(chat(from('203.0.113.7, 198.51.100.9'))), {
+    status: 403,
+    code: 'ip_not_allowed',
+    type: 'permission_error',
+    message: '403 This API key may not be used from 198.51.100.9.',
+  }, 'a spoofed entry left of the real one is not believed');
+  t.deepEqual(await moneyOf(database, accountId), before, 'nothing held or charged');
 });
 
 testOnBackends('keys update by the CLI while the key is cached: the very next request sees the new models, expiry and addresses', async (t, database) => {

@@ -27,8 +27,8 @@ export function authenticate(services: ServerServices, options: { cached?: boole
     let apiKey = await services.apiKeys.authenticate(presented, { cached });
     if (!apiKey) throw invalidKey();
     // Expiry and the IP allowlist, read from the key already in hand (key-policy.ts). The
-    // address is the TCP peer's: no forwarding header is trusted (docs/http-api.md).
-    const address = ctx.req.socket.remoteAddress;
+    // address is the TCP peer's, or the client's as a proxy of server.trusted_proxies forwards it.
+    const address = ctx.clientAddresses.of(ctx.req);
     try {
       assertKeyUsable(apiKey, services.now(), address);
     } catch (error) {

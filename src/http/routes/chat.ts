@@ -16,7 +16,7 @@ export function chatHandler(dialect: Dialect): Handler {
       requestId: ctx.state.requestId,
       sink: koaSink(ctx),
       log: ctx.state,
-      address: ctx.req.socket.remoteAddress,
+      address: ctx.clientAddresses.of(ctx.req),
     });
     ctx.state.model = outcome.model;
     ctx.state.chargedUnits = outcome.chargedUnits;
