@@ -2,6 +2,7 @@
 // HTTP app receive this object; nothing below reads the config file or the environment.
 import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
+import { type Cabinet, openCabinet } from './cabinet/cabinet.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
@@ -48,6 +49,8 @@ export interface Services {
    * commands that never touch files pay nothing for it.
    */
   readonly blobs: BlobStore;
+  /** The web cabinet: login links, sessions, admin tokens, cabinet keys (src/cabinet/cabinet.ts). */
+  readonly cabinet: Cabinet;
   close(): Promise<void>;
 }
 
@@ -102,6 +105,7 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
     catalog: new Catalog(config),
     now,
     blobs,
+    cabinet: openCabinet(db, apiKeys, config.cabinet, now),
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
       await blobs.close().catch(() => undefined);

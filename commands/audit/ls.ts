@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { readAudit } from '../../src/audit/audit-log.js';
+import { auditActions, readAudit } from '../../src/audit/audit-log.js';
 import { GatewayCommand, isoTime, table } from '../../src/cli/base-command.js';
 import { limitedList } from '../../src/cli/list-output.js';
 
@@ -11,7 +11,7 @@ export default class AuditLs extends GatewayCommand {
   ];
   static override flags = {
     account: Flags.string({ description: 'only entries about this account (id or name)' }),
-    action: Flags.string({ description: 'only this action', options: ['balance.adjust', 'balance.refund', 'account.disable', 'account.enable', 'key.update'] }),
+    action: Flags.string({ description: 'only this action', options: [...auditActions] }),
     limit: Flags.integer({ description: 'at most this many', default: 50, min: 1, max: 1000 }),
   };
 

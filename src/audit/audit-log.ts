@@ -4,7 +4,21 @@
 import { userInfo, hostname } from 'node:os';
 import type { Knex } from 'knex';
 
-export type AuditAction = 'balance.adjust' | 'balance.refund' | 'account.disable' | 'account.enable' | 'key.update';
+/** Every action the trail records (`audit ls --action` offers these). */
+export const auditActions = [
+  'balance.adjust',
+  'balance.refund',
+  'account.disable',
+  'account.enable',
+  'key.update',
+  // The web cabinet (src/cabinet/*): a login link printed, sessions ended, admin tokens made and revoked.
+  'login_link.create',
+  'session.revoke',
+  'admin_token.create',
+  'admin_token.revoke',
+] as const;
+
+export type AuditAction = (typeof auditActions)[number];
 
 export interface AuditEntry {
   readonly actor: string;

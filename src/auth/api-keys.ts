@@ -45,7 +45,11 @@ export interface ApiKey {
   readonly budgetPeriod: BudgetPeriod | null;
   /** +1 on every `keys update`: the hold re-checks that a cached key is still this revision. */
   readonly revision: number;
+  /** `api`: made by `keys create` (or the cabinet's keys page); `cabinet`: the key the web cabinet acts through (src/cabinet/cabinet-key.ts). */
+  readonly purpose: KeyPurpose;
 }
+
+export type KeyPurpose = 'api' | 'cabinet';
 
 /** What `keys create` and `keys update` may set (undefined: unchanged / none). */
 export interface KeyControls {
@@ -65,7 +69,7 @@ export class KeyNotFoundError extends Error {
   }
 }
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   account_id: string;
   name: string | null;
@@ -83,13 +87,14 @@ interface KeyRow {
   budget_units: string | number | null;
   budget_period: string | null;
   revision: string | number;
+  purpose: string;
   /** From the lookup's join: the key's account is disabled. */
   account_disabled_at?: string | number | null;
 }
 
 const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
-function fromRow(row: KeyRow): ApiKey {
+export function keyFromRow(row: KeyRow): ApiKey {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -107,6 +112,7 @@ function fromRow(row: KeyRow): ApiKey {
     budgetUnits: row.budget_units === null ? null : unitsFromSql(row.budget_units),
     budgetPeriod: row.budget_period as BudgetPeriod | null,
     revision: Number(row.revision),
+    purpose: row.purpose === 'cabinet' ? 'cabinet' : 'api',
   };
 }
 
@@ -183,7 +189,7 @@ export class ApiKeys {
   ) {}
 
   /** Creates a key and returns it with its secret: the only time the secret exists in full. */
-  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null } & KeyControls): Promise<{ apiKey: ApiKey; key: string }> {
+  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null; purpose?: KeyPurpose } & KeyControls): Promise<{ apiKey: ApiKey; key: string }> {
     const key = `${this.prefix}-${randomBytes(32).toString('base64url')}`;
     const row: KeyRow = {
       id: newId('key'),
@@ -203,10 +209,11 @@ export class ApiKeys {
       budget_units: null,
       budget_period: null,
       revision: 0,
+      purpose: options.purpose ?? 'api',
       ...controlColumns({ ...options, rpm: undefined, name: undefined }),
     };
     await this.db('api_keys').insert(row);
-    return { apiKey: fromRow(row), key };
+    return { apiKey: keyFromRow(row), key };
   }
 
   /**
@@ -219,9 +226,9 @@ export class ApiKeys {
     return this.db.transaction(async (trx) => {
       const row: KeyRow | undefined = await trx('api_keys').select('*').where({ id }).first();
       if (!row) throw new KeyNotFoundError(id);
-      const before = fromRow(row);
+      const before = keyFromRow(row);
       await trx('api_keys').where({ id }).update({ ...controlColumns(controls), revision: trx.raw('revision + 1') });
-      const after = fromRow((await trx('api_keys').select('*').where({ id }).first()) as KeyRow);
+      const after = keyFromRow((await trx('api_keys').select('*').where({ id }).first()) as KeyRow);
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       const shown = (key: ApiKey) => presentControls(key);
       const [from, to] = [shown(before), shown(after)];
@@ -245,7 +252,7 @@ export class ApiKeys {
     this.forget(id);
     if (!row || row.revoked_at !== null) throw new KeyNotLiveError(id);
     if (row.account_disabled_at !== null && row.account_disabled_at !== undefined) throw new AccountDisabledError(id, row.account_id);
-    const apiKey = fromRow(row);
+    const apiKey = keyFromRow(row);
     this.liveByHash.set(row.hash, apiKey);
     return apiKey;
   }
@@ -253,13 +260,13 @@ export class ApiKeys {
   async list(accountId?: string): Promise<ApiKey[]> {
     const query = this.db('api_keys').select('*').orderBy('created_at').orderBy('id');
     if (accountId) query.where({ account_id: accountId });
-    return (await query).map(fromRow);
+    return (await query).map(keyFromRow);
   }
 
   async find(id: string): Promise<ApiKey> {
     const row: KeyRow | undefined = await this.db('api_keys').select('*').where({ id }).first();
     if (!row) throw new KeyNotFoundError(id);
-    return fromRow(row);
+    return keyFromRow(row);
   }
 
   /** Revokes a key; revoking twice keeps the first revocation time. */
@@ -295,7 +302,7 @@ export class ApiKeys {
       throw new AccountDisabledError(row.id, row.account_id);
     }
     this.pendingLastUsed.set(row.id, this.now());
-    const apiKey = fromRow(row);
+    const apiKey = keyFromRow(row);
     if (this.liveByHash.size >= cachedKeysLimit) this.liveByHash.clear();
     this.liveByHash.set(hash, apiKey);
     return apiKey;

@@ -37,6 +37,8 @@ export function presentKey(apiKey: ApiKey) {
     allowed_ips: apiKey.allowedIps,
     budget_rub: apiKey.budgetUnits === null ? null : formatRub(apiKey.budgetUnits),
     budget_period: apiKey.budgetPeriod,
+    /** `cabinet`: the key the web cabinet acts through (made on first need; revoking it is allowed). */
+    purpose: apiKey.purpose,
   };
 }
 

@@ -72,6 +72,15 @@ export interface Config {
   readonly jobs: { readonly tickMs: number; readonly leaseMs: number; readonly deadlineMs: number; readonly concurrency: number };
   readonly defaults: { readonly videoModel?: string; readonly videoUpscaleModel?: string; readonly musicModel?: string };
   readonly log: { readonly level: string };
+  readonly cabinet: {
+    /** Origin of the links `gateway cabinet link` prints, without a trailing slash. */
+    readonly publicUrl: string;
+    readonly linkTtlMs: number;
+    readonly sessionIdleMs: number;
+    readonly sessionMaxMs: number;
+    readonly adminSessionMaxMs: number;
+    readonly loginAttemptsPerMinute: number;
+  };
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
 }
@@ -306,9 +315,23 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     },
     defaults: { videoModel: file.defaults.video_model, videoUpscaleModel: file.defaults.video_upscale_model, musicModel: file.defaults.music_model },
     log: { level: logLevel },
+    cabinet: {
+      publicUrl: (file.cabinet.public_url ?? defaultPublicUrl(env.GATEWAY_HOST || file.server.host, port)).replace(/\/$/, ''),
+      linkTtlMs: parseDuration(file.cabinet.link_ttl),
+      sessionIdleMs: parseDuration(file.cabinet.session_idle),
+      sessionMaxMs: parseDuration(file.cabinet.session_max),
+      adminSessionMaxMs: parseDuration(file.cabinet.admin_session_max),
+      loginAttemptsPerMinute: file.cabinet.login_attempts_per_minute,
+    },
     providers,
     models: file.models,
   };
+}
+
+/** The cabinet's address when none is configured: the server's own; a wildcard address is reached on loopback. */
+function defaultPublicUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
 function deepFreeze<T>(value: T): T {

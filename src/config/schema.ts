@@ -267,6 +267,23 @@ export const configSchema = z.strictObject({
       level: z.enum(logLevels).default('info'),
     })
     .prefault({}),
+  /** The web cabinet (docs/cabinet.md): login links, sessions and their limits. */
+  cabinet: z
+    .strictObject({
+      /** Where browsers reach the gateway: login links point here; https makes the cookie Secure. Default http://<server.host>:<server.port>. */
+      public_url: z.string().regex(/^https?:\/\/[^/?#\s]+\/?$/, 'expected a scheme and host only, such as "https://gateway.example.com"').optional(),
+      /** How long a login link printed by `gateway cabinet link` may be redeemed (once). */
+      link_ttl: durationString.default('15m'),
+      /** A session unused this long ends. */
+      session_idle: durationString.default('2h'),
+      /** An account session ends this long after its login, used or not. */
+      session_max: durationString.default('7d'),
+      /** An operator's (admin) session ends this long after its login. */
+      admin_session_max: durationString.default('12h'),
+      /** POST /cabinet/api/login attempts per client address per minute. */
+      login_attempts_per_minute: z.number().int().min(1).max(10_000).default(10),
+    })
+    .prefault({}),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lowercase provider name'), providerSchema).default({}),
   models: z.array(modelSchema).default([]),
 });

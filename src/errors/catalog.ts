@@ -201,6 +201,35 @@ export const errorCatalog = {
     status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`backup`/`restore` on PostgreSQL: use `pg_dump`/`pg_restore` (docs/operations.md, Backups)',
   },
+  // Web cabinet and admin API (issue 17; docs/cabinet.md)
+  session_required: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'a cabinet route without a live session cookie (none, unknown, revoked or logged out): log in with a new link (`gateway cabinet link`)',
+  },
+  session_expired: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'the session passed its idle limit (`cabinet.session_idle`) or its absolute end (`cabinet.session_max`, `admin_session_max`): log in again',
+  },
+  csrf_token_invalid: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a cookie-authenticated request other than GET/HEAD without `x-csrf-token` equal to the session\'s `csrf_token`: nothing was done',
+  },
+  login_link_invalid: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'a login link that is unknown, expired or already used (one message for all three)',
+  },
+  admin_token_invalid: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'an admin API request whose `Authorization: Bearer` is not a live admin token (unknown, revoked, or not a `gwa_` token)',
+  },
+  forbidden: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a session of the wrong kind: an operator session on an account cabinet route, or an account session on the admin API',
+  },
+  login_rate_limited: {
+    status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
+    description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`); integer `Retry-After`',
+  },
   // 429
   rate_limit_exceeded: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',

@@ -6,6 +6,8 @@
 // infrastructure errors are the CLI's only (over HTTP they would be a bug, a logged 500).
 import { AccountExistsError, InvalidAccountNameError } from '../accounts/accounts.js';
 import { KeyNotFoundError } from '../auth/api-keys.js';
+import { AdminTokenNotFoundError, InvalidAdminTokenNameError } from '../cabinet/admin-tokens.js';
+import { SessionNotFoundError } from '../cabinet/sessions.js';
 import { KeyBudgetExceededError, KeyPolicyFormatError } from '../auth/key-policy.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
@@ -85,6 +87,8 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof InvalidAdminTokenNameError) return new GatewayError('invalid_argument', error.message);
   return undefined;
 }
 

@@ -1,6 +1,8 @@
 // The Koa application: request context (ids, errors, observation) first, then the routes of
 // the route table. Each route's chain is assembled here from its declaration:
-// authenticate → scope → rate limit → body → handler.
+// authenticate (a key, an account session or an admin) → scope → rate limit → body → handler.
+// Each auth kind is its own middleware, in the chains of its routes only: a `key` route runs
+// exactly what it ran before the cabinet existed.
 // Paths without parameters (the chat, media and price routes: most traffic) are looked up in
 // a map built here, their chains composed once; @koa/router matches the rest (it tests every
 // route's pattern and composes the matched chain on each request: ~5% of what a chat request
@@ -12,10 +14,12 @@ import type { ServerServices } from '../services.js';
 import { ClientAddresses } from './client-address.js';
 import { errorShapes } from './error-shape.js';
 import { jsonBody as readJsonBody } from './json-body.js';
+import { adminAuth } from './middleware/admin-auth.js';
 import { authenticate } from './middleware/authenticate.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { requireScope } from './middleware/require-scope.js';
+import { sessionAuth } from './middleware/session-auth.js';
 import { routeTable, type RouteDefinition } from './route-table.js';
 import type { Context, RequestState } from './state.js';
 
@@ -31,16 +35,20 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   const auth = authenticate(services);
   const cachedAuth = authenticate(services, { cached: true });
   const limiter = rateLimit(services);
+  const session = sessionAuth(services);
+  const admin = adminAuth(services);
   const jsonBody = readJsonBody(services.config.server.jsonLimitBytes);
   /** Exact path → method → the route's composed chain. */
   const staticRoutes = new Map<string, Map<string, { path: string; chain: Middleware }>>();
   for (const route of routes) {
     const chain: Middleware[] = [];
-    if (route.auth === 'key') {
-      chain.push((route.keyCheckedByHold ? cachedAuth : auth) as Middleware);
+    if (route.auth === 'key' || route.auth === 'session') {
+      if (route.auth === 'key') chain.push((route.keyCheckedByHold ? cachedAuth : auth) as Middleware);
+      else chain.push(session as Middleware);
       if (route.scope) chain.push(requireScope(route.scope) as Middleware);
       if (route.rateLimited ?? true) chain.push(limiter as Middleware);
     }
+    if (route.auth === 'admin') chain.push(admin as Middleware);
     if (route.body === 'json') chain.push(jsonBody);
     const handler = route.handler;
     chain.push((ctx) => handler(ctx as Context, services));

@@ -22,14 +22,22 @@ import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/m
 import { upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
+import { currentSession, login, logout, rootRedirect } from './routes/cabinet-auth.js';
 import type { Handler } from './state.js';
 
 export interface RouteDefinition {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
-  /** `none`: public; `key`: a valid, unrevoked API key. */
-  readonly auth: 'none' | 'key';
-  /** The scope a key needs; null when any valid key will do. */
+  /**
+   * `none`: public; `key`: a valid, unrevoked API key. The web cabinet's (docs/cabinet.md):
+   * `session`: the cookie of a live account session (+ x-csrf-token on anything but GET/HEAD);
+   * the request then acts as the account's cabinet key (ctx.state.apiKey), so scope and rate
+   * limit apply as to a key. `admin`: an admin token (Bearer gwa_…) or the cookie of a live
+   * operator session (+ x-csrf-token); ctx.state.actor names who acts. A session of the other
+   * kind is 403 forbidden.
+   */
+  readonly auth: 'none' | 'key' | 'session' | 'admin';
+  /** The scope a key needs (`key` and `session` routes); null when any valid key will do. */
   readonly scope: Scope | null;
   /**
    * The handler re-checks the key where it places its hold (or, placing none, looks it up),
@@ -37,7 +45,7 @@ export interface RouteDefinition {
    * For the chat routes, where most traffic goes (src/auth/api-keys.ts).
    */
   readonly keyCheckedByHold?: boolean;
-  /** Rate limited per key (default: every route that takes a key). */
+  /** Rate limited per key (default: every route that takes a key, the cabinet key of `session` routes too). */
   readonly rateLimited?: boolean;
   /** How the request body is read (default none). `multipart`: the handler streams it with readMultipart. */
   readonly body?: 'json' | 'multipart';
@@ -54,6 +62,11 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/healthz', auth: 'none', scope: null, handler: healthz },
   { method: 'GET', path: '/readyz', auth: 'none', scope: null, handler: readyz },
   { method: 'GET', path: '/metrics', auth: 'none', scope: null, handler: metrics },
+  // The web cabinet's login (src/http/routes/cabinet-auth.ts): both kinds of session; the handlers read it.
+  { method: 'GET', path: '/', auth: 'none', scope: null, handler: rootRedirect },
+  { method: 'POST', path: '/cabinet/api/login', auth: 'none', scope: null, body: 'json', handler: login },
+  { method: 'POST', path: '/cabinet/api/logout', auth: 'none', scope: null, handler: logout },
+  { method: 'GET', path: '/cabinet/api/session', auth: 'none', scope: null, handler: currentSession },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },

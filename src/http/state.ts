@@ -5,10 +5,24 @@ import type { ApiKey } from '../auth/api-keys.js';
 import type { ServerServices } from '../services.js';
 import type { ClientAddresses } from './client-address.js';
 
+/** The cabinet session a request came with (routes with auth `session` or `admin`, src/http/middleware/session-auth.ts). */
+export interface SessionState {
+  readonly id: string;
+  readonly kind: 'account' | 'admin';
+  /** The account of an account session; null for an operator's. */
+  readonly accountId: string | null;
+  readonly csrfToken: string;
+}
+
 export interface RequestState {
   requestId: string;
   startedAt: bigint;
+  /** Set by `key` routes from the presented key, by `session` routes to the account's cabinet key. */
   apiKey?: ApiKey;
+  /** Set by `session` routes, and by `admin` routes authenticated by an operator's session cookie. */
+  session?: SessionState;
+  /** Who acts, for the audit trail: `cabinet:<session id>` (session and admin routes) or `admin-token:<id>` (admin routes). */
+  actor?: string;
   model?: string;
   /** The provider of the last upstream route tried, when one was. */
   provider?: string;

@@ -1,0 +1,27 @@
+// The web cabinet's services in one object (services.cabinet): login links, sessions, admin
+// tokens and the accounts' cabinet keys. docs/cabinet.md tells the whole story.
+import type { Knex } from 'knex';
+import type { ApiKeys } from '../auth/api-keys.js';
+import { AdminTokens } from './admin-tokens.js';
+import { CabinetKeys } from './cabinet-key.js';
+import { type CabinetSettings, LoginLinks } from './login-links.js';
+import { CabinetSessions } from './sessions.js';
+
+export interface Cabinet {
+  readonly settings: CabinetSettings;
+  readonly links: LoginLinks;
+  readonly sessions: CabinetSessions;
+  readonly adminTokens: AdminTokens;
+  readonly keys: CabinetKeys;
+}
+
+export function openCabinet(db: Knex, apiKeys: ApiKeys, settings: CabinetSettings, now: () => number): Cabinet {
+  const links = new LoginLinks(db, settings, now);
+  return {
+    settings,
+    links,
+    sessions: new CabinetSessions(db, links, settings, now),
+    adminTokens: new AdminTokens(db, now),
+    keys: new CabinetKeys(db, apiKeys),
+  };
+}
