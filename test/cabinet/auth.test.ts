@@ -38,12 +38,16 @@ function probeRoutes(changes: { count: number }): RouteDefinition[] {
   ];
 }
 
-async function cabinetGateway(t: ExecutionContext, database: TestDatabase, options: { cabinet?: Record<string, unknown>; clock?: TestClock; rateLimiter?: MemoryRateLimiter } = {}) {
+async function cabinetGateway(
+  t: ExecutionContext,
+  database: TestDatabase,
+  options: { cabinet?: Record<string, unknown>; clock?: TestClock; rateLimiter?: MemoryRateLimiter; trustedProxies?: string[] } = {},
+) {
   const clock = options.clock ?? testClock();
   const changes = { count: 0 };
-  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, unknown>;
+  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
   const gateway = await startGateway(t, database, {
-    raw: { ...raw, cabinet: options.cabinet ?? {} },
+    raw: { ...raw, server: { ...raw.server, trusted_proxies: options.trustedProxies ?? [] }, cabinet: options.cabinet ?? {} },
     routes: probeRoutes(changes),
     now: clock.now,
     rateLimiter: options.rateLimiter,
@@ -294,6 +298,20 @@ testOnBackends('login attempts are limited per address: the 11th in a minute is 
   t.is(limited.headers.get('x-should-retry'), 'true');
   now += 6_000;
   t.is((await postLogin(url, { token: good })).status, 200, 'the good link was not spent by the refused attempt');
+});
+
+testOnBackends('behind a trusted proxy: the limit is per forwarded client, the session keeps its address, X-Forwarded-Proto https makes the cookie Secure', async (t, database) => {
+  const now = 5_000_000;
+  const { url, gateway, account } = await cabinetGateway(t, database, { rateLimiter: new MemoryRateLimiter(() => now), trustedProxies: ['127.0.0.1'], cabinet: { login_attempts_per_minute: 1 } });
+  const from = (client: string, body: unknown, proto = 'http') =>
+    fetch(`${url}/cabinet/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client, 'x-forwarded-proto': proto }, body: JSON.stringify(body) });
+  t.is((await from('203.0.113.7', { token: 'x' })).status, 401);
+  t.is((await from('203.0.113.7', { token: 'x' })).status, 429, 'that client has used its one attempt');
+  const token = await loginLinkToken(gateway.services, { account: account.name });
+  const other = await from('198.51.100.9', { token }, 'https');
+  t.is(other.status, 200, 'another client has its own allowance');
+  t.regex(other.headers.getSetCookie()[0]!, /; SameSite=Strict; Secure; Max-Age=/, 'the proxy says the client came over TLS');
+  t.is((await database.db('cabinet_sessions').first()).address, '198.51.100.9');
 });
 
 testOnBackends('the cookie is Secure when cabinet.public_url is https', async (t, database) => {

@@ -1,6 +1,7 @@
 // The cabinet's login, logout and session (docs/cabinet.md):
 // - POST /cabinet/api/login {token}: redeems a login link (once), opens a session, sets the
-//   cookie. Limited per client address (cabinet.login_attempts_per_minute) by the project's
+//   cookie. Limited per client address (the TCP peer, or the client a proxy of
+//   server.trusted_proxies forwards) (cabinet.login_attempts_per_minute) by the project's
 //   rate limiter, so the limit holds across instances sharing Redis; every attempt with a JSON
 //   body counts, good or bad, valid or not.
 // - POST /cabinet/api/logout (cookie + x-csrf-token): ends the session, clears the cookie.
@@ -31,14 +32,14 @@ function presentSession(session: CabinetSession) {
   };
 }
 
-/** Koa's ctx.secure: the connection itself is TLS (the app trusts no forwarding header). */
-const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.secure);
+/** Over TLS: to this process, or to a proxy of server.trusted_proxies that says so (X-Forwarded-Proto). */
+const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.clientAddresses.secure(ctx.req));
 
 async function admitLoginAttempt(ctx: Context, services: ServerServices): Promise<void> {
   const limit = services.cabinet.settings.loginAttemptsPerMinute;
   let decision;
   try {
-    decision = await services.rateLimiter.consume(`cabinet-login:${ctx.req.socket.remoteAddress ?? 'unknown'}`, limit);
+    decision = await services.rateLimiter.consume(`cabinet-login:${ctx.clientAddresses.of(ctx.req) ?? 'unknown'}`, limit);
   } catch (error) {
     if (!(error instanceof CacheUnavailableError)) throw error;
     throw new GatewayError('rate_limiter_unavailable', 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.', {
@@ -58,7 +59,7 @@ export const login: Handler = async (ctx, services) => {
   const body = validate(loginBody, ctx.request.body, 'body');
   let opened;
   try {
-    opened = await services.cabinet.sessions.login(body.token, { userAgent: ctx.get('user-agent') || null, address: ctx.req.socket.remoteAddress ?? null }, (session) => {
+    opened = await services.cabinet.sessions.login(body.token, { userAgent: ctx.get('user-agent') || null, address: ctx.clientAddresses.of(ctx.req) ?? null }, (session) => {
       // Refused before anything is kept: the link stays unused.
       if (session.accountDisabledAt !== null) throw new GatewayError('account_disabled', 'This account is disabled. Contact the gateway operator.');
     });
