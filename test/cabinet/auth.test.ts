@@ -244,6 +244,9 @@ testOnBackends('the kinds are kept apart: an admin session on an account route a
   t.deepEqual(forbiddenAdmin, { status: 403, code: 'forbidden', type: 'permission_error', message: "The admin API needs an operator's session or an admin token; this is an account's session.", param: null });
   t.deepEqual(await errorOf(await fetch(`${url}/probe/admin`, { method: 'POST', headers: cabinetHeaders(user) })), forbiddenAdmin);
   t.is(changes.count, 0);
+  // An API key is no session: the cabinet's routes want the cookie.
+  const { key } = await gateway.newClient();
+  t.deepEqual(await errorOf(await fetch(`${url}/probe/account`, { headers: { authorization: `Bearer ${key}` } })), sessionRequired);
   // A session cookie is no API key: the /v1 routes still want a key.
   const v1 = await fetch(`${url}/v1/history`, { headers: { cookie: user.cookie } });
   t.is(v1.status, 401);
