@@ -308,6 +308,11 @@ export class ApiKeys {
     return apiKey;
   }
 
+  /** Records a use of a key found without `authenticate` (the web cabinet's key, src/cabinet/cabinet-key.ts): written with the next flush. */
+  noteUsed(keyId: string): void {
+    this.pendingLastUsed.set(keyId, this.now());
+  }
+
   /** Drops a key from the cache (its hold found it revoked). */
   forget(keyId: string): void {
     for (const [hash, apiKey] of this.liveByHash) if (apiKey.id === keyId) this.liveByHash.delete(hash);

@@ -339,6 +339,8 @@ testOnBackends("an account session acts through the account's cabinet key: made 
   t.is(first.actor, `cabinet:${first.session.id}`);
   const again = (await (await fetch(`${url}/probe/account`, { headers: { cookie: login.cookie } })).json()) as any;
   t.is(again.key.id, first.key.id, 'the same key');
+  await gateway.services.apiKeys.flushLastUsed();
+  t.is((await gateway.services.apiKeys.find(first.key.id)).lastUsedAt, gateway.services.now(), 'its last use recorded, like any key');
   const keys = await gateway.services.apiKeys.list(account.id);
   t.deepEqual(keys.map((key) => [key.id, key.name, key.purpose, [...key.scopes].sort()]), [[first.key.id, 'cabinet', 'cabinet', [...allScopes].sort()]]);
   await gateway.services.apiKeys.revoke(first.key.id);

@@ -50,7 +50,9 @@ export function sessionAuth(services: ServerServices) {
     if (session.accountDisabledAt !== null) throw new GatewayError('account_disabled', 'This account is disabled. Contact the gateway operator.');
     ctx.state.session = sessionState(session);
     ctx.state.actor = `cabinet:${session.id}`;
-    ctx.state.apiKey = await services.cabinet.keys.forAccount(session.accountId!);
+    const apiKey = await services.cabinet.keys.forAccount(session.accountId!);
+    services.apiKeys.noteUsed(apiKey.id); // last_used_at, batched like any key's
+    ctx.state.apiKey = apiKey;
     await next();
   };
 }
