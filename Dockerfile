@@ -1,5 +1,6 @@
 # The gateway as a container image (docs/deployment.md). Three stages:
-#   build    all dependencies, TypeScript → dist/ (no install scripts: tsc needs no native module)
+#   build    all dependencies, TypeScript → dist/ and the web cabinet → dist/web/ (no install
+#            scripts: tsc needs no native module, esbuild runs from its platform package)
 #   deps     production dependencies only, with the toolchain that compiles the SQLite driver
 #   runtime  node + deps' node_modules + dist/, bin/, package.json and the example config; no
 #            compiler, no TypeScript, ava, tsx or vendor SDKs
@@ -14,6 +15,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY commands ./commands
 COPY migrations ./migrations
+COPY web ./web
+COPY scripts/build-web.mjs ./scripts/
 RUN npm run build
 
 FROM node:20-bookworm-slim AS deps

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../src/cli/base-command.js';
+import { installedWebBundle, notBuiltMessage } from '../src/http/routes/web.js';
 import { startServer } from '../src/http/server.js';
 import { startProcess } from '../src/process/start.js';
 
@@ -21,7 +22,9 @@ export default class Serve extends GatewayCommand {
         const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
         services.logger.info({ url: server.url, database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
-        return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1)`, stop: () => server.stop() };
+        if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));
+        const cabinet = installedWebBundle.built ? `, web cabinet at ${server.url}/cabinet/` : '';
+        return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet})`, stop: () => server.stop() };
       });
     } catch (error) {
       this.fail(error);

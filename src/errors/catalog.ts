@@ -264,6 +264,10 @@ export const errorCatalog = {
     status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http, cli',
     description: 'the blob store (`storage.blobs`) cannot be reached or refuses the gateway (network, credentials, missing bucket); nothing was charged, `Retry-After: 5`; the log and `/readyz` name the store',
   },
+  cabinet_not_built: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: false, seenIn: 'http',
+    description: 'the web cabinet (`/cabinet/`) is not in this installation: `dist/web/index.html` is missing; `npm run build` builds it (the API under /v1 works without it)',
+  },
   upstream_timeout: {
     status: 504, type: 'server_error', anthropicType: 'timeout_error', retryable: true, seenIn: 'http',
     description: 'the upstream timed out',

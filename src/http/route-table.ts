@@ -23,6 +23,7 @@ import { upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import { currentSession, login, logout, rootRedirect } from './routes/cabinet-auth.js';
+import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
 export interface RouteDefinition {
@@ -104,4 +105,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/audio/music/price', auth: 'key', scope: 'music', body: 'json', handler: priceMusic },
   { method: 'GET', path: '/v1/audio/music/:id', auth: 'key', rateLimited: false, scope: 'music', handler: retrieveMusic },
   { method: 'GET', path: '/v1/audio/music/:id/content', auth: 'key', rateLimited: false, scope: 'music', handler: musicContent },
+  // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
+  // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
+  // comes before /cabinet, which the router would also match with a trailing slash.
+  { method: 'GET', path: '/cabinet/{*page}', auth: 'none', scope: null, handler: serveCabinet },
+  { method: 'GET', path: '/cabinet', auth: 'none', scope: null, handler: redirectToCabinet },
 ];

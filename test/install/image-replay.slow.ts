@@ -98,6 +98,7 @@ test('the Dockerfile built in a clean directory: production dependencies only, a
   t.deepEqual(readdirSync(runtimeDir).sort(), ['bin', 'config', 'dist', 'node_modules', 'package-lock.json', 'package.json'], 'the runtime stage holds what runs, no sources or tests');
   t.deepEqual(readdirSync(path.join(runtimeDir, 'config')), ['gateway.example.yaml']);
   t.true(existsSync(path.join(runtimeDir, 'dist', 'migrations', '20261122000000_foundation.js')), 'the compiled migrations (src/db/migration-source.ts reads dist/migrations)');
+  t.true(existsSync(path.join(runtimeDir, 'dist', 'web', 'index.html')), 'the web cabinet (scripts/build-web.mjs → dist/web)');
   const present = devOnly.filter((name) => existsSync(path.join(runtimeDir, 'node_modules', name)));
   t.deepEqual(present, [], 'no development dependency in the runtime node_modules');
   const loads = await execa('node', ['-e', "require('sqlite3'); require('sharp'); require('pg'); console.log('loaded')"], { cwd: runtimeDir, reject: false, all: true });
@@ -135,6 +136,9 @@ test('the Dockerfile built in a clean directory: production dependencies only, a
   const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
   t.is(ready.status, 200);
   t.deepEqual(await ready.json(), { status: 'ready' });
+  const cabinet = await fetch(`http://127.0.0.1:${port}/cabinet/`);
+  t.is(cabinet.status, 200, 'the image serves the web cabinet (the build stage builds it into dist/web)');
+  t.regex(cabinet.headers.get('content-type') ?? '', /^text\/html/);
   const health = await execa(healthcheck[0]!, healthcheck.slice(1), { env, extendEnv: false, reject: false });
   t.is(health.exitCode, 0, `the HEALTHCHECK command passes: ${health.stderr}`);
 

@@ -1,9 +1,9 @@
 // Real MP4 (ISO BMFF) files for the simulated video endpoints: ftyp, mdat, and a moov with
-// one H.264 ('avc1') video track of the requested size and duration — one sample per second,
-// consistent sample tables, a plausible avcC. Players and parsers read the container (size,
-// duration, codec); the samples are deterministic filler, not decodable pictures, which keeps
-// a file at a few hundred bytes per second.
-import { seededRandom } from './common.js';
+// one H.264 ('avc1') video track of the requested size and duration — one picture per second,
+// consistent sample tables, the avcC of the stream. The pictures are a real stream (h264.ts:
+// a grey IDR picture, then pictures that repeat it), so browsers and players decode and play
+// it, and a file stays at a few kilobytes.
+import { h264Stream } from './h264.js';
 
 function box(type: string, ...payload: Buffer[]): Buffer {
   const body = Buffer.concat(payload);
@@ -40,7 +40,7 @@ export interface Mp4Options {
   readonly height: number;
   /** Whole or fractional seconds (> 0). */
   readonly seconds: number;
-  /** Makes the filler deterministic per video. */
+  /** Carried in the stream (an SEI message), so each video differs byte-wise. */
   readonly seed: string;
 }
 
@@ -49,20 +49,15 @@ export function mp4Video(options: Mp4Options): Buffer {
   const sampleCount = Math.max(1, Math.ceil(options.seconds));
   // The last sample lasts what is left, so the sample durations add up to the duration.
   const deltas = Array.from({ length: sampleCount }, (_, index) => (index < sampleCount - 1 ? timescale : duration - timescale * (sampleCount - 1)));
-  const random = seededRandom('mp4', options.seed, `${options.width}x${options.height}`);
-  const samples = Array.from({ length: sampleCount }, (_, index) => {
-    const nal = Buffer.alloc(96 + Math.floor(random() * 64));
-    nal[0] = index === 0 ? 0x65 : 0x41; // IDR slice first, then non-IDR slices
-    for (let i = 1; i < nal.length; i++) nal[i] = Math.floor(random() * 256);
-    return Buffer.concat([u32(nal.length), nal]); // 4-byte NAL length prefix (avcC lengthSizeMinusOne = 3)
-  });
+  const stream = h264Stream({ width: options.width, height: options.height, pictures: sampleCount, seed: options.seed });
+  // Each sample: its NAL units with 4-byte length prefixes (avcC lengthSizeMinusOne = 3).
+  const samples = stream.pictures.map((units) => Buffer.concat(units.flatMap((unit) => [u32(unit.length), unit])));
   const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), u32(0x200), Buffer.from('isomiso2avc1mp41', 'latin1'));
   const mdat = box('mdat', ...samples);
   const chunkOffset = ftyp.length + 8;
 
-  const sps = Buffer.from([0x67, 0x42, 0xc0, 0x1e, 0xd9, 0x00, 0xa0, 0x47, 0xfe, 0xc8]);
-  const pps = Buffer.from([0x68, 0xce, 0x38, 0x80]);
-  const avcC = box('avcC', Buffer.from([1, 0x42, 0xc0, 0x1e, 0xff, 0xe1]), u16(sps.length), sps, Buffer.from([1]), u16(pps.length), pps);
+  const { sps, pps } = stream;
+  const avcC = box('avcC', Buffer.from([1, stream.profile, stream.compatibility, stream.level, 0xff, 0xe1]), u16(sps.length), sps, Buffer.from([1]), u16(pps.length), pps);
   const compressorName = Buffer.alloc(32);
   const avc1 = box(
     'avc1',

@@ -1,0 +1,128 @@
+// The app shell: finds the session (or redeems a login link), then shows the pages of its
+// kind — the account cabinet or the operator console — under one header with the
+// navigation, the language switch and the sign-out button.
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorMessage, Link, Loading } from './components/common.js';
+import { consoleHome, consolePages } from './console/pages.js';
+import { I18nProvider, languages, useI18n, type Language } from './i18n/index.js';
+import { accountPages } from './pages/account-pages.js';
+import { LoginPage, SignedOutPage } from './pages/login.js';
+import { NotFoundPage } from './pages/not-found.js';
+import { findPage, type PageDefinition } from './pages/registry.js';
+import { navigate, usePagePath } from './router.js';
+import { loadSession, logOut, type Session } from './session.js';
+
+export function App() {
+  return (
+    <I18nProvider>
+      <Shell />
+    </I18nProvider>
+  );
+}
+
+function Shell() {
+  const { t } = useI18n();
+  const path = usePagePath();
+  /** undefined: not known yet; null: nobody is signed in. */
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    if (path === '/login') return; // the login page finds its session by redeeming the link
+    loadSession().then(setSession, setError);
+  }, []);
+
+  const pages = session?.kind === 'admin' ? consolePages : accountPages;
+  const home = session?.kind === 'admin' ? consoleHome : '/';
+  let content;
+  if (path === '/login' && !session) {
+    content = (
+      <LoginPage
+        onLogin={(next) => {
+          setSession(next);
+          navigate(next.kind === 'admin' ? consoleHome : '/', { replace: true });
+        }}
+      />
+    );
+  } else if (error !== undefined) content = <ErrorMessage error={error} />;
+  else if (session === undefined) content = <Loading />;
+  else if (session === null) content = <SignedOutPage />;
+  else {
+    const found = findPage(pages, path === '/login' ? home : path);
+    if (!found) content = <NotFoundPage home={home} />;
+    else {
+      const Page = found.page.component;
+      content = <Page key={found.page.path} params={found.params} />;
+    }
+  }
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        {t('app.skip')}
+      </a>
+      <header class="banner">
+        <div class="brand">{t('app.name')}</div>
+        {session && <Navigation pages={pages} current={path} />}
+        <div class="session">
+          {session && <span class="who">{session.kind === 'admin' ? t('app.operator') : session.account?.name}</span>}
+          <LanguageSwitch />
+          {session && (
+            <button
+              type="button"
+              onClick={async () => {
+                try {
+                  await logOut();
+                } finally {
+                  setSession(null);
+                  navigate('/', { replace: true });
+                }
+              }}
+            >
+              {t('app.logout')}
+            </button>
+          )}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {content}
+      </main>
+      <footer class="footer">
+        <p class="muted small">{t('app.footer')}</p>
+      </footer>
+    </>
+  );
+}
+
+function Navigation(props: { pages: readonly PageDefinition[]; current: string }) {
+  const { t } = useI18n();
+  return (
+    <nav aria-label={t('app.navigation')}>
+      <ul>
+        {props.pages
+          .filter((page) => page.nav)
+          .map((page) => (
+            <li key={page.path}>
+              <Link to={page.path} current={page.path === props.current}>
+                {t(page.title)}
+              </Link>
+            </li>
+          ))}
+      </ul>
+    </nav>
+  );
+}
+
+function LanguageSwitch() {
+  const { t, language, setLanguage } = useI18n();
+  return (
+    <label class="language">
+      <span class="visually-hidden">{t('app.language')}</span>
+      <select value={language} onChange={(event) => setLanguage(event.currentTarget.value as Language)}>
+        {languages.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate === 'ru' ? 'Русский' : 'English'}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

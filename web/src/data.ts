@@ -1,0 +1,53 @@
+// Loading data for a page: the hook keeps the answer, the error and a reload function, and
+// drops answers that arrive after the page asked for something else.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
+export interface Loaded<T> {
+  readonly data: T | undefined;
+  readonly error: unknown;
+  readonly loading: boolean;
+  reload(): void;
+}
+
+export function useLoad<T>(load: () => Promise<T>, dependencies: readonly unknown[]): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [loading, setLoading] = useState(true);
+  const generation = useRef(0);
+  const run = useCallback(() => {
+    const mine = ++generation.current;
+    setLoading(true);
+    load().then(
+      (value) => {
+        if (mine !== generation.current) return;
+        setData(value);
+        setError(undefined);
+        setLoading(false);
+      },
+      (reason: unknown) => {
+        if (mine !== generation.current) return;
+        setError(reason);
+        setLoading(false);
+      },
+    );
+  }, dependencies);
+  useEffect(() => {
+    run();
+    return () => {
+      generation.current++;
+    };
+  }, [run]);
+  return { data, error, loading, reload: run };
+}
+
+/** Cursor paging: the cursors of the pages before this one, so "previous" works too. */
+export function useCursorPages(): { cursor: string | undefined; hasPrevious: boolean; next(cursor: string): void; previous(): void; reset(): void } {
+  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
+  return {
+    cursor: stack[stack.length - 1],
+    hasPrevious: stack.length > 1,
+    next: (cursor) => setStack((current) => [...current, cursor]),
+    previous: () => setStack((current) => (current.length > 1 ? current.slice(0, -1) : current)),
+    reset: () => setStack([undefined]),
+  };
+}

@@ -1,0 +1,42 @@
+// The signed-in session as the server describes it (POST /cabinet/api/login, GET
+// /cabinet/api/session): its kind decides which pages exist, its CSRF token goes on every
+// request that changes something.
+import { api, ApiError, setCsrfToken } from './api.js';
+
+export interface Session {
+  readonly kind: 'account' | 'admin';
+  readonly account: { readonly id: string; readonly name: string } | null;
+  readonly csrf_token: string;
+  readonly expires_at: number | string;
+}
+
+/** The live session, or null when there is none (401). */
+export async function loadSession(): Promise<Session | null> {
+  try {
+    const session = await api<Session>('/cabinet/api/session');
+    setCsrfToken(session.csrf_token);
+    return session;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+/** Redeems a one-time login link's token. */
+export async function logIn(token: string): Promise<Session> {
+  const session = await api<Session>('/cabinet/api/login', { method: 'POST', body: { token } });
+  setCsrfToken(session.csrf_token);
+  return session;
+}
+
+export async function logOut(): Promise<void> {
+  await api<void>('/cabinet/api/logout', { method: 'POST' });
+  setCsrfToken(undefined);
+}
+
+/** The token of a login link's fragment (`#token=gwl_…`), if any. */
+export function tokenOfFragment(hash: string): string | undefined {
+  const fragment = hash.startsWith('#') ? hash.slice(1) : hash;
+  const token = new URLSearchParams(fragment).get('token');
+  return token ? token : undefined;
+}
