@@ -52,6 +52,16 @@ test('the build stage copies every folder the TypeScript build compiles', (t) =>
   t.deepEqual(roots.filter((root) => !copied.includes(root)), [], `tsconfig.json compiles ${roots.join(', ')}`);
 });
 
+test('the build stage copies what `npm run build` runs beyond tsc: the web cabinet (web/) and its build script', (t) => {
+  const { scripts } = JSON.parse(readFileSync(path.join(installRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const buildScripts = [...scripts.build!.matchAll(/\bnode (scripts\/[\w.-]+)/g)].map((match) => match[1]!);
+  t.deepEqual(buildScripts, ['scripts/build-web.mjs']);
+  const build = stages.find((stage) => stage.name === 'build')!;
+  const copied = build.instructions.filter(({ keyword }) => keyword === 'COPY').flatMap(({ args }) => args.split(/\s+/).slice(0, -1));
+  const needed = [...buildScripts, 'web', 'web/tsconfig.json'];
+  t.deepEqual(needed.filter((file) => !copied.some((source) => file === source || file.startsWith(`${source}/`))), []);
+});
+
 test('the runtime settings: environment, entry point, command and health check', (t) => {
   const runtime = stages.find((stage) => stage.name === 'runtime')!;
   const value = (keyword: string) => runtime.instructions.find((instruction) => instruction.keyword === keyword)?.args;
