@@ -217,7 +217,15 @@ interface SqliteConnection {
 
 class SqliteDriver implements Driver {
   // IMMEDIATE: the write lock is taken at BEGIN, so no statement of the group waits for it.
-  readonly begin = 'BEGIN IMMEDIATE';
+  // Each statement of a group keeps a statement journal (the earlier state of the pages it
+  // changes that earlier statements of the group had changed: what lets a refusal undo only its
+  // own statement). SQLite spills one over 64 KiB to a temporary file, opened, written and
+  // deleted in every group, and a settle that writes its usage record changes about 16 pages:
+  // every group spilled, 27 → 70 KB written per chat request (docs/performance.md). Where the
+  // journal lives is decided when the write transaction begins (temp_store = MEMORY: in memory);
+  // the setting is back to the default before anything else runs on the connection, so the
+  // sorts of other queries still spill to disk rather than grow in memory.
+  readonly begin = 'PRAGMA temp_store = MEMORY; BEGIN IMMEDIATE; PRAGMA temp_store = DEFAULT';
   /** Prepared statements of each connection, finalized before the connection closes. */
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   /** Statement text → numbered form (an array binds faster than an object of names). */

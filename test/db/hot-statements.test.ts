@@ -58,6 +58,34 @@ test('SQLite: a connection with prepared statements still closes', async (t) => 
   countRun('sqlite');
 });
 
+test('SQLite: a refusal in a group undoes only its own statement when its statement journal is large (kept in memory), and the connection keeps its default temp_store', async (t) => {
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const { db } = database;
+  // 100 rows of 2,000 bytes: ~50 pages. Every statement below changes all of them, and after
+  // the group's first one they are all dirty, so each statement journals ~200 KB (SQLite
+  // spills a journal over 64 KiB to a temporary file unless it is kept in memory).
+  await db.raw('CREATE TABLE wide (id INTEGER PRIMARY KEY, v INTEGER NOT NULL CHECK (v <= 2), payload BLOB NOT NULL)');
+  await db.raw('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO wide (id, v, payload) SELECT i, CASE WHEN i = 100 THEN 1 ELSE 0 END, randomblob(2000) FROM n');
+  const all = { sqlite: 'UPDATE wide SET v = v + 1', pg: '', writes: true };
+  const allButLast = { sqlite: 'UPDATE wide SET v = v + 1 WHERE id < 100', pg: '', writes: true };
+  const statements = hotStatements(db);
+  // Queued in one tick: the first runs alone, the other three run as one group (one transaction).
+  const first = statements.run({ sqlite: 'UPDATE wide SET payload = payload WHERE id = 1', pg: '', writes: true }, {});
+  // 1-99 → 1 and 100 → 2; then 100 would be 3: refused after 99 rows were changed; then 1-99 → 2.
+  const outcomes = await Promise.allSettled([statements.run(all, {}), statements.run(all, {}), statements.run(allButLast, {})]);
+  await first;
+  t.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  t.regex(String((outcomes[1] as PromiseRejectedResult).reason), /CHECK constraint failed/);
+  const rows: { v: number; n: number }[] = await db.raw('SELECT v, COUNT(*) AS n FROM wide GROUP BY v');
+  t.deepEqual(rows, [{ v: 2, n: 100 }], 'the refused statement left none of its 99 changes behind');
+  t.deepEqual(await db.raw('PRAGMA temp_store'), [{ temp_store: 0 }], 'other queries sort on disk as before');
+  countRun('sqlite');
+});
+
 // PostgreSQL only (SQLite has one writer at a time: no row locks to wait on); registered when
 // GATEWAY_TEST_PG_URL is set, like every PostgreSQL test, and counted in the backend tally.
 const postgresOnly = needing('postgres');
