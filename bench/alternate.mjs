@@ -3,10 +3,14 @@
 // benchmark runs drift by 20% and more between minutes, so two builds are compared round by
 // round (base, head; then head, base; …), each round starting both afresh on SQLite, and the
 // medians are compared. The figure is the gateway process's CPU time over the requests it
-// answered at 50 connections (non-stream, then 20-chunk streams), after a warm-up.
+// answered at 50 connections (non-stream, then 20-chunk streams), after a warm-up. Beside it,
+// the bytes and write calls per request from /proc/PID/io, which barely depend on the machine's
+// load (they showed the SQLite statement journals spilling to temporary files when CPU figures
+// at load 30 could not).
 //
 //   node bench/alternate.mjs --base /path/to/old/checkout --head /path/to/new/checkout [--rounds 3] [--seconds 8]
 // Each checkout must be built (npm run build).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { option } from './lib.mjs';
 
@@ -15,6 +19,15 @@ const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resol
 const rounds = Number(option(args, 'rounds', '3'));
 const seconds = Number(option(args, 'seconds', '8'));
 const results = { base: [], head: [] };
+/** wchar and syscw of a process (bytes handed to write calls, write calls). */
+const writes = (pid) => Object.fromEntries(readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')).filter(([name]) => name === 'wchar' || name === 'syscw').map(([name, value]) => [name, Number(value)]));
+/** KB written and write calls per request while `run` ran. */
+async function measured(pid, run) {
+  const before = writes(pid);
+  const result = await run();
+  const after = writes(pid);
+  return { ...result, kbWritten: (after.wchar - before.wchar) / 1024 / result.requests, writeCalls: (after.syscw - before.syscw) / result.requests };
+}
 
 for (let round = 0; round < rounds; round++) {
   for (const name of round % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
@@ -27,11 +40,11 @@ for (let round = 0; round < rounds; round++) {
     const pid = lib.listeningPid(new URL(gateway.url).port);
     const target = { base: gateway.url, key, model: 'bench/chat', headers: {} };
     await lib.saturate(target, { connections: 50, seconds: 3, stream: false, pid });
-    const plain = await lib.saturate(target, { connections: 50, seconds, stream: false, pid });
-    const stream = await lib.saturate(target, { connections: 50, seconds, stream: true, pid });
+    const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds, stream: false, pid }));
+    const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds, stream: true, pid }));
     if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
     results[name].push({ plain: plain.cpuMsPerRequest, stream: stream.cpuMsPerRequest });
-    console.log(`round ${round + 1} ${name}: CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s)`);
+    console.log(`round ${round + 1} ${name}: CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`);
     await lib.stop(gateway);
     await lib.stop(simulator);
   }
