@@ -12,7 +12,10 @@ export interface Metered {
 }
 
 export function meter(request: ChatRequest, accumulator: ResultAccumulator, outcome: { failed: boolean; producedOutput: boolean }): Metered {
-  const reported = accumulator.usage;
+  // A report of no input and no output is no report: an upstream that streams without usage may
+  // still send its usage fields as zeros (Anthropic's message_start), and answered text is never
+  // billed as zero (found by `gateway reconcile`: the vendor billed what the gateway did not).
+  const reported = accumulator.usage && (accumulator.usage.inputTokens > 0 || accumulator.usage.outputTokens > 0) ? accumulator.usage : undefined;
   if (outcome.failed && !outcome.producedOutput) return { usage: undefined, estimated: false };
   if (!reported) {
     const counted = countTextTokens(accumulator.producedText());

@@ -39,6 +39,15 @@ test('a stream without usage is counted from its text and flagged', (t) => {
   t.is(metered.usage!.inputTokens, estimateInputTokens(request), 'the input is the estimate of the request');
 });
 
+test('a report of zeros beside answered text is no report: counted from the text and flagged, never billed as zero', (t) => {
+  const zeros = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  const accumulator = accumulate([...text, { type: 'usage', usage: zeros }, { type: 'finish', finishReason: 'stop', rawFinishReason: 'stop' }]);
+  t.deepEqual(meter(request, accumulator, { failed: false, producedOutput: true }), {
+    usage: { inputTokens: estimateInputTokens(request), cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 100, reasoningTokens: 0 },
+    estimated: true,
+  });
+});
+
 test('a cut stream whose report predates the output is billed for what was produced', (t) => {
   const accumulator = accumulate([{ type: 'usage', usage: { ...reported, outputTokens: 1 } }, ...text]);
   const metered = meter(request, accumulator, { failed: true, producedOutput: true });
