@@ -3,20 +3,11 @@ import { presentUsage, toCsv, usageGroupings, usageReport, type UsageGrouping } 
 import { formatRub } from '../src/billing/money.js';
 import { GatewayCommand, table, type CommandOutput } from '../src/cli/base-command.js';
 import { wholeList } from '../src/cli/list-output.js';
-import { GatewayError } from '../src/errors/gateway-error.js';
-
-/** `2026-11-01` (UTC midnight) or an ISO 8601 time with its zone; ms since the epoch. */
-function parseDate(flag: string, text: string): number {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const withTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const ms = dateOnly ? Date.parse(`${text}T00:00:00Z`) : withTime ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new GatewayError('invalid_argument', `--${flag} "${text}" is not a date: use YYYY-MM-DD (UTC) or an ISO 8601 time with its zone, e.g. 2026-11-01T09:00:00Z`);
-  return ms;
-}
+import { parsePeriod } from '../src/cli/period.js';
 
 export default class Usage extends GatewayCommand {
   static override description =
-    'Usage over a period by model, key, account or UTC day: requests, tokens (input, cached, output, reasoning), media requests and the RUB charged — the ledger\'s charges of the period, exactly';
+    'Usage over a period by model, key, account or UTC day: requests, tokens (input, cached, output, reasoning), media requests and units (images, characters of speech, seconds of audio and video) and the RUB charged — the ledger\'s charges of the period, exactly';
   static override examples = [
     '<%= config.bin %> usage --since 2026-11-01 --until 2026-12-01 --by account',
     '<%= config.bin %> usage --since 2026-11-01 --by model --account acme --json',
@@ -36,9 +27,7 @@ export default class Usage extends GatewayCommand {
     const { flags } = await this.parse(Usage);
     this.csv = flags.csv;
     await this.runWithServices(flags, async ({ accounts, db, now }) => {
-      const since = parseDate('since', flags.since);
-      const until = flags.until === undefined ? now() : parseDate('until', flags.until);
-      if (until <= since) throw new GatewayError('invalid_argument', `--until must be after --since (${new Date(since).toISOString()})`);
+      const { since, until } = parsePeriod(flags, now());
       const account = flags.account ? await accounts.find(flags.account) : undefined;
       const by = flags.by as UsageGrouping;
       const report = await usageReport(db, { since, until, by, accountId: account?.id });
@@ -50,9 +39,13 @@ export default class Usage extends GatewayCommand {
         output_tokens: report.reduce((sum, row) => sum + row.outputTokens, 0),
         reasoning_tokens: report.reduce((sum, row) => sum + row.reasoningTokens, 0),
         media_requests: report.reduce((sum, row) => sum + row.mediaRequests, 0),
+        images: report.reduce((sum, row) => sum + row.images, 0),
+        characters: report.reduce((sum, row) => sum + row.characters, 0),
+        audio_seconds: report.reduce((sum, row) => sum + row.audioSeconds, 0),
+        video_seconds: report.reduce((sum, row) => sum + row.videoSeconds, 0),
         charged_rub: formatRub(report.reduce((sum, row) => sum + row.chargedUnits, 0n)),
       };
-      const columns = [by, 'requests', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'media_requests', 'charged_rub'];
+      const columns = [by, 'requests', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'media_requests', 'images', 'characters', 'audio_seconds', 'video_seconds', 'charged_rub'];
       const json = { ...wholeList(rows), by, since: new Date(since).toISOString(), until: new Date(until).toISOString(), account_id: account?.id ?? null, totals };
       const text = flags.csv ? toCsv(rows, columns) : `${table([...rows, { [by]: 'TOTAL', ...totals }], columns)}`;
       return { json, text };

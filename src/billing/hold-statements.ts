@@ -54,7 +54,8 @@ export function usageBindings(usage: UsageOfCharge | undefined): { uJson: string
 }
 
 const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
-         cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at`;
+         cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at,
+         images, characters, audio_seconds, video_seconds`;
 
 /**
  * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and
@@ -84,15 +85,17 @@ export const settleHold: HotStatement = {
          INSERT INTO usage_records (${usageColumns})
          SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
            u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, moved.charged_units, u.estimated,
-           u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at
+           u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at,
+           COALESCE(u.images, 0), COALESCE(u.characters, 0), COALESCE(u.audio_seconds, 0), COALESCE(u.video_seconds, 0)
          FROM moved, jsonb_to_record(CAST(:uJson AS jsonb)) AS u(request_id text, account_id text, key_id text, endpoint text, model text,
            provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
-           output_tokens integer, reasoning_tokens integer, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text, created_at bigint)
+           output_tokens integer, reasoning_tokens integer, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text, created_at bigint,
+           images integer, characters integer, audio_seconds integer, video_seconds integer)
          WHERE CAST(:uJson AS jsonb) IS NOT NULL
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
-  // The settle trigger (migration 20261125160000) writes the usage record from usage_json with
+  // The settle trigger (migrations 20261125160000, 20261126110000) writes the usage record from usage_json with
   // the charge it computed, then clears the column.
   sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
               model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id),

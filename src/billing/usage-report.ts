@@ -1,12 +1,13 @@
 // `gateway usage` (issue 18): requests, tokens and money over a period, grouped by model, key,
 // account or UTC day. Money is the ledger's: every charge (kind `charge`) whose row landed in the
 // period, so the report's RUB per account equal the ledger's charges exactly (integer units
-// summed by the database, printed as decimal strings). Tokens come from the usage record each
-// chat charge was written with (the same statement, the same request id: request ids are the
-// gateway's own, one per request). A charge without a usage record is a media or job charge
-// (images, audio, embeddings, decisions, video, music): counted in `media_requests`. Usage
-// records of requests that charged nothing (free models, failures) add their requests and
-// tokens by their own time.
+// summed by the database, printed as decimal strings). Tokens and media units come from the
+// usage record each charge was written with (the same statement, the same request id: request
+// ids are the gateway's own, one per request): tokens of chat, embeddings and decisions; images,
+// characters of speech, seconds of audio (transcriptions, music) and of video (jobs). A charge
+// that is not a chat one is counted in `media_requests`, as is one without a usage record (media
+// charged before migration 20261126110000: no units known). Usage records of requests that
+// charged nothing (free models, failures) add their requests and tokens by their own time.
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
 import { formatRub } from './money.js';
@@ -23,6 +24,10 @@ export interface UsageRow {
   readonly outputTokens: number;
   readonly reasoningTokens: number;
   readonly mediaRequests: number;
+  readonly images: number;
+  readonly characters: number;
+  readonly audioSeconds: number;
+  readonly videoSeconds: number;
   readonly chargedUnits: bigint;
 }
 
@@ -36,6 +41,10 @@ interface Sums {
   output_tokens: string | number | null;
   reasoning_tokens: string | number | null;
   media_requests: string | number | null;
+  images: string | number | null;
+  characters: string | number | null;
+  audio_seconds: string | number | null;
+  video_seconds: string | number | null;
   charged_units: string | number | null;
 }
 
@@ -58,7 +67,9 @@ export async function usageReport(
     `SELECT ${chargeGroup} AS g, COUNT(*) AS requests,
        SUM(COALESCE(u.input_tokens, 0)) AS input_tokens, SUM(COALESCE(u.cached_input_tokens, 0)) AS cached_input_tokens,
        SUM(COALESCE(u.output_tokens, 0)) AS output_tokens, SUM(COALESCE(u.reasoning_tokens, 0)) AS reasoning_tokens,
-       SUM(CASE WHEN u.id IS NULL THEN 1 ELSE 0 END) AS media_requests, SUM(-l.amount_units) AS charged_units
+       SUM(CASE WHEN u.id IS NULL OR u.endpoint NOT IN ('chat-completions', 'messages', 'responses') THEN 1 ELSE 0 END) AS media_requests,
+       SUM(COALESCE(u.images, 0)) AS images, SUM(COALESCE(u.characters, 0)) AS characters,
+       SUM(COALESCE(u.audio_seconds, 0)) AS audio_seconds, SUM(COALESCE(u.video_seconds, 0)) AS video_seconds, SUM(-l.amount_units) AS charged_units
      FROM (SELECT l.*, ${logKey} AS log_key_id FROM ledger_transactions l
            WHERE l.kind = 'charge' AND l.created_at >= :since AND l.created_at < :until ${accountFilter}) l
      LEFT JOIN usage_records u ON u.request_id = l.request_id AND u.account_id = l.account_id AND u.cost_units > 0
@@ -70,7 +81,7 @@ export async function usageReport(
     `SELECT ${freeGroup} AS g, COUNT(*) AS requests,
        SUM(u.input_tokens) AS input_tokens, SUM(u.cached_input_tokens) AS cached_input_tokens,
        SUM(u.output_tokens) AS output_tokens, SUM(u.reasoning_tokens) AS reasoning_tokens,
-       0 AS media_requests, 0 AS charged_units
+       0 AS media_requests, 0 AS images, 0 AS characters, 0 AS audio_seconds, 0 AS video_seconds, 0 AS charged_units
      FROM usage_records u WHERE u.cost_units = 0 AND u.created_at >= :since AND u.created_at < :until ${freeAccountFilter}
      GROUP BY ${freeGroup}`,
     bindings,
@@ -89,6 +100,10 @@ export async function usageReport(
       outputTokens: (before?.outputTokens ?? 0) + n(sums.output_tokens),
       reasoningTokens: (before?.reasoningTokens ?? 0) + n(sums.reasoning_tokens),
       mediaRequests: (before?.mediaRequests ?? 0) + n(sums.media_requests),
+      images: (before?.images ?? 0) + n(sums.images),
+      characters: (before?.characters ?? 0) + n(sums.characters),
+      audioSeconds: (before?.audioSeconds ?? 0) + n(sums.audio_seconds),
+      videoSeconds: (before?.videoSeconds ?? 0) + n(sums.video_seconds),
       chargedUnits: (before?.chargedUnits ?? 0n) + BigInt(sums.charged_units ?? 0),
     });
   }
@@ -105,6 +120,10 @@ export function presentUsage(rows: readonly UsageRow[], by: UsageGrouping) {
     output_tokens: row.outputTokens,
     reasoning_tokens: row.reasoningTokens,
     media_requests: row.mediaRequests,
+    images: row.images,
+    characters: row.characters,
+    audio_seconds: row.audioSeconds,
+    video_seconds: row.videoSeconds,
     charged_rub: formatRub(row.chargedUnits),
   }));
 }

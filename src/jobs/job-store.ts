@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { HoldClosedError } from '../billing/errors.js';
+import type { UsageOfCharge } from '../billing/hold-statements.js';
 import type { KeyBudget, Ledger } from '../billing/ledger.js';
 import { unitsToSql } from '../billing/money.js';
 import { isPostgres } from '../db/dialect.js';
@@ -293,7 +294,8 @@ export class JobStore {
   }
 
   /** Completed: charge `actualUnits` (capped at the hold), record the files. False when the job had already ended or the lease was lost. */
-  async complete(job: Job, owner: string | null, outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string }): Promise<boolean> {
+  /** `mediaSeconds`: what the charge is for, written on its usage record with the charge. */
+  async complete(job: Job, owner: string | null, outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string; mediaSeconds?: JobMediaSeconds }): Promise<boolean> {
     return this.finish(job, owner, { status: 'completed', ...outcome });
   }
 
@@ -305,7 +307,15 @@ export class JobStore {
   private async finish(
     job: Job,
     owner: string | null,
-    outcome: { status: 'completed' | 'failed' | 'cancelled'; actualUnits?: bigint; result?: JobResult; errorCode?: string; errorMessage?: string; upstreamStatus?: string },
+    outcome: {
+      status: 'completed' | 'failed' | 'cancelled';
+      actualUnits?: bigint;
+      result?: JobResult;
+      errorCode?: string;
+      errorMessage?: string;
+      upstreamStatus?: string;
+      mediaSeconds?: JobMediaSeconds;
+    },
   ): Promise<boolean> {
     const now = this.now();
     let finished: Job | undefined;
@@ -329,7 +339,8 @@ export class JobStore {
       if (job.holdId) {
         if (outcome.status === 'completed') {
           try {
-            const settlement = await this.options.ledger.settle(job.holdId, outcome.actualUnits ?? 0n, { within: trx, requestId: job.requestId, model: job.model });
+            const usage = jobUsageRecord(job, outcome.mediaSeconds ?? {}, now);
+            const settlement = await this.options.ledger.settle(job.holdId, outcome.actualUnits ?? 0n, { within: trx, requestId: job.requestId, model: job.model, usage });
             chargedUnits = settlement.chargedUnits;
           } catch (error) {
             // The hold outlives the deadline by design; if it was swept anyway, the job is
@@ -357,4 +368,38 @@ export class JobStore {
     if (!job) return false;
     return this.fail(job, null, { status: 'cancelled', code: 'cancelled', message: 'the job was cancelled by the operator' });
   }
+}
+
+/** The whole seconds a job's charge is for (video, or audio for music). */
+export interface JobMediaSeconds {
+  readonly videoSeconds?: number;
+  readonly audioSeconds?: number;
+}
+
+/** A completed job's usage record, written by its settle (the charge's commit), as a chat request's is. */
+function jobUsageRecord(job: Job, seconds: JobMediaSeconds, now: number): UsageOfCharge {
+  return {
+    request_id: job.requestId,
+    account_id: job.accountId,
+    key_id: job.keyId,
+    endpoint: job.endpoint,
+    model: job.model,
+    provider: job.provider ?? '',
+    upstream_model: job.upstreamModel ?? '',
+    status: 'completed',
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    estimated: false,
+    latency_ms: job.startedAt === null ? 0 : Math.max(0, now - job.startedAt),
+    ttft_ms: null,
+    finish_reason: null,
+    created_at: now,
+    images: 0,
+    characters: 0,
+    audio_seconds: seconds.audioSeconds ?? 0,
+    video_seconds: seconds.videoSeconds ?? 0,
+  };
 }

@@ -218,6 +218,11 @@ export interface UsageRecord {
   ttft_ms: number | null;
   finish_reason: string | null;
   created_at: number;
+  /** Media units of a media or job charge (absent: 0): images returned, characters of speech, seconds of audio or video charged. */
+  images?: number;
+  characters?: number;
+  audio_seconds?: number;
+  video_seconds?: number;
 }
 
 export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [

@@ -32,6 +32,7 @@ export async function createSpeech(services: ServerServices, caller: MediaCaller
     holdUnits: price,
     actualUnits: () => price,
     description: `speech ${model.id}`,
+    units: () => ({ endpoint: 'speech', characters: [...body.input].length }),
   });
   return { model, speech };
 }
@@ -50,5 +51,6 @@ export async function transcribe(services: ServerServices, caller: MediaCaller, 
     holdUnits: price,
     actualUnits: () => price,
     description: `transcription ${model.id} (${Math.ceil(seconds)} s)`,
+    units: () => ({ endpoint: 'transcriptions', audioSeconds: Math.ceil(seconds) }),
   });
 }

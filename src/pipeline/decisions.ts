@@ -20,6 +20,7 @@ export async function decide(services: ServerServices, caller: MediaCaller, body
     holdUnits: inputTokensPriceUnits(model.config.pricing, estimate),
     actualUnits: (decision) => inputTokensPriceUnits(model.config.pricing, decision.inputTokens),
     description: `decision ${model.id}`,
+    units: (decision) => ({ endpoint: 'decisions', inputTokens: decision.inputTokens }),
   });
   return { model, decision };
 }

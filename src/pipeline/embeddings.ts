@@ -26,6 +26,7 @@ export async function createEmbeddings(services: ServerServices, caller: MediaCa
     holdUnits: inputTokensPriceUnits(model.config.pricing, estimate),
     actualUnits: (result) => inputTokensPriceUnits(model.config.pricing, result.inputTokens),
     description: `embeddings ${model.id}`,
+    units: (result) => ({ endpoint: 'embeddings', inputTokens: result.inputTokens }),
   });
   return { model, embeddings };
 }

@@ -76,6 +76,7 @@ export async function generateImages(services: ServerServices, caller: MediaCall
     // Charged per image actually returned.
     actualUnits: (result) => imagesPriceUnits(unitPrice, Math.min(result.length, body.n)),
     description: `image ${references.length > 0 ? 'edit' : 'generation'} ${model.id}`,
+    units: (result) => ({ endpoint: references.length > 0 ? 'image-edits' : 'images', images: Math.min(result.length, body.n) }),
     keep: async (result) => {
       stored = await storeImages(services, caller, result);
     },
@@ -120,6 +121,7 @@ export async function upscaleImage(services: ServerServices, caller: MediaCaller
     holdUnits: imagesPriceUnits(unitPrice, 1),
     actualUnits: () => imagesPriceUnits(unitPrice, 1),
     description: `image upscale ${model.id} ×${fields.scale}`,
+    units: () => ({ endpoint: 'image-upscale', images: 1 }),
     keep: async (result) => {
       stored = await storeImages(services, caller, [result]);
     },

@@ -52,6 +52,6 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
     fileIds.push(file.id);
   }
   const result: JobResult = { fileIds, ...kind.resultDetails(job, assets) };
-  const ended = await jobs.complete(job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw });
+  const ended = await jobs.complete(job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw, mediaSeconds: kind.mediaSeconds(job, result) });
   if (ended) logger.info({ job_id: job.id, files: fileIds.length, runner: owner }, 'job completed');
 }

@@ -5,6 +5,7 @@
 import { reportedCostUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job, JobResult } from '../jobs/job.js';
+import type { JobMediaSeconds } from '../jobs/job-store.js';
 import type { JobAsset, JobKind, UpstreamJobState } from '../model/jobs.js';
 import type { InputFile } from '../model/media.js';
 import type { JobOperationName } from '../vendors/job-types.js';
@@ -24,7 +25,12 @@ export interface JobKindRules {
   resultDetails(job: Job, assets: readonly JobAsset[]): Omit<JobResult, 'fileIds'>;
   /** The charge of the completed job: what was held (the quote), or what the upstream reports, never above the hold. */
   actualUnits(job: Job, completed: Extract<UpstreamJobState, { state: 'completed' }>, usdRub: string): bigint;
+  /** The whole seconds the charge is for, on its usage record: video (the seconds asked or upscaled) or audio (the tracks). */
+  mediaSeconds(job: Job, result: JobResult): JobMediaSeconds;
 }
+
+/** Started seconds count whole, as a transcription's do. */
+const wholeSeconds = (seconds: unknown) => (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 0);
 
 const charged = (job: Job) => job.holdUnits;
 
@@ -36,6 +42,7 @@ export const jobKinds: Record<JobKind, JobKindRules> = {
     resultCount: () => 1,
     resultDetails: () => ({}),
     actualUnits: charged,
+    mediaSeconds: (job) => ({ videoSeconds: wholeSeconds(job.request.seconds) }),
   },
   video_upscale: {
     operation: 'videoUpscale',
@@ -53,6 +60,7 @@ export const jobKinds: Record<JobKind, JobKindRules> = {
     resultDetails: (job) => (typeof job.request.size === 'string' ? { size: job.request.size } : {}),
     // Settled from the upstream's actual cost (never more than held: the ledger caps it).
     actualUnits: (job, completed, usdRub) => (completed.actualCost ? reportedCostUnits(completed.actualCost, usdRub) : job.holdUnits),
+    mediaSeconds: (job) => ({ videoSeconds: wholeSeconds(job.request.seconds) }),
   },
   music: {
     operation: 'music',
@@ -70,5 +78,6 @@ export const jobKinds: Record<JobKind, JobKindRules> = {
     resultCount: (model, offered) => model.config.capabilities.tracks ?? offered,
     resultDetails: (_job, assets) => ({ tracks: assets.map((asset) => ({ durationSeconds: asset.durationSeconds ?? null, title: asset.title ?? null, tags: asset.tags ?? null })) }),
     actualUnits: charged,
+    mediaSeconds: (_job, result) => ({ audioSeconds: wholeSeconds((result.tracks ?? []).reduce((sum, track) => sum + (track.durationSeconds ?? 0), 0)) }),
   },
 };

@@ -49,6 +49,8 @@ export interface MediaCall<Request, Result> {
   /** The actual price once the upstream answered (never above the hold: the excess is not charged). */
   readonly actualUnits: (result: Result) => bigint;
   readonly description: string;
+  /** What the charge was for, written on its usage record (`gateway usage`, `gateway reconcile`). */
+  readonly units: (result: Result) => MediaUnits;
   /**
    * Keeps what the client is to receive (images stored as files) before the charge is settled:
    * when it fails (the blob store is down), the hold is released uncharged and its error thrown
@@ -57,10 +59,24 @@ export interface MediaCall<Request, Result> {
   readonly keep?: (result: Result) => Promise<void>;
 }
 
+/**
+ * The units a media charge is for: `endpoint` names the operation (images, image-edits,
+ * image-upscale, speech, transcriptions, embeddings, decisions); the rest are whole units as charged.
+ */
+export interface MediaUnits {
+  readonly endpoint: string;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly images?: number;
+  readonly characters?: number;
+  readonly audioSeconds?: number;
+}
+
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
 export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
   assertModelAllowed(caller.apiKey, model.id);
+  const started = performance.now();
   const budget = keyBudget(caller.apiKey, services.now());
   const hold =
     call.holdUnits > 0n
@@ -74,8 +90,9 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
         })
       : undefined;
   let result: Result;
+  const routeTaken: { upstreamModel?: string } = {};
   try {
-    result = await callUpstream(services, call);
+    result = await callUpstream(services, call, routeTaken);
   } catch (error) {
     if (hold) await services.settles.release(hold.id);
     throw upstreamFailure(error, services.upstreamObserver);
@@ -90,13 +107,40 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
   }
   if (hold) {
     // Retried in the background when the database cannot take it now (pending-settles.ts).
-    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id });
+    const units = call.units(result);
+    // The usage record is written by the settle itself, in the charge's commit (as chat's is).
+    const usage = {
+      request_id: caller.requestId,
+      account_id: caller.apiKey.accountId,
+      key_id: caller.apiKey.id,
+      endpoint: units.endpoint,
+      model: model.id,
+      provider: caller.log.provider ?? '',
+      upstream_model: routeTaken.upstreamModel ?? '',
+      status: 'completed',
+      input_tokens: units.inputTokens ?? 0,
+      cached_input_tokens: 0,
+      cache_write_input_tokens: 0,
+      output_tokens: units.outputTokens ?? 0,
+      reasoning_tokens: 0,
+      estimated: false,
+      latency_ms: Math.round(performance.now() - started),
+      ttft_ms: null,
+      finish_reason: null,
+      created_at: services.now(),
+      images: units.images ?? 0,
+      characters: units.characters ?? 0,
+      audio_seconds: units.audioSeconds ?? 0,
+      video_seconds: 0,
+    } as const;
+    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id, usage });
     caller.log.chargedUnits = settlement.chargedUnits;
   }
   return result;
 }
 
-async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
+/** `routeTaken` is told the upstream model of the route that answered. */
+async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }): Promise<Result> {
   const routes = availableRoutes(call.model.routes, services.routeCooldowns, services.now());
   if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
   return tryRoutes(
@@ -109,6 +153,7 @@ async function callUpstream<Request, Result>(services: ServerServices, call: Med
       if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
       const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
       call.caller.log.provider = upstream.name;
+      routeTaken.upstreamModel = route.model;
       return runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
     },
     // A transient failure: the next route may serve it.

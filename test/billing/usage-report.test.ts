@@ -70,8 +70,8 @@ testOnBackends('usage by account, model, key and day: exact sums; RUB per accoun
   const period = { since: t0, until: t0 + 2 * day };
   const byAccount = await usageReport(db, { ...period, by: 'account' });
   t.deepEqual(byAccount, [
-    { group: a.id, requests: 5, inputTokens: 1_083, cachedInputTokens: 201, outputTokens: 310, reasoningTokens: 40, mediaRequests: 1, chargedUnits: 412_353n },
-    { group: b.id, requests: 2, inputTokens: 5_000, cachedInputTokens: 0, outputTokens: 2_000, reasoningTokens: 1_500, mediaRequests: 1, chargedUnits: 459_999n },
+    { group: a.id, requests: 5, inputTokens: 1_083, cachedInputTokens: 201, outputTokens: 310, reasoningTokens: 40, mediaRequests: 1, images: 0, characters: 0, audioSeconds: 0, videoSeconds: 0, chargedUnits: 412_353n },
+    { group: b.id, requests: 2, inputTokens: 5_000, cachedInputTokens: 0, outputTokens: 2_000, reasoningTokens: 1_500, mediaRequests: 1, images: 0, characters: 0, audioSeconds: 0, videoSeconds: 0, chargedUnits: 459_999n },
   ].sort((x, y) => x.group.localeCompare(y.group)));
   for (const row of byAccount) t.is(row.chargedUnits, await ledgerCharges(db, row.group!, period.since, period.until), `${row.group}: the ledger's charges`);
   // Any period: the day boundaries split the same money.
@@ -93,8 +93,8 @@ testOnBackends('usage by account, model, key and day: exact sums; RUB per accoun
     [['2026-11-20', 4, 1_080, 412_346n], ['2026-11-21', 1, 3, 7n]],
   );
   t.deepEqual(presentUsage(await usageReport(db, { ...period, by: 'day', accountId: b.id }), 'day'), [
-    { day: '2026-11-20', requests: 1, input_tokens: 5_000, cached_input_tokens: 0, output_tokens: 2_000, reasoning_tokens: 1_500, media_requests: 0, charged_rub: '9.9999' },
-    { day: '2026-11-21', requests: 1, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, media_requests: 1, charged_rub: '36.0000' },
+    { day: '2026-11-20', requests: 1, input_tokens: 5_000, cached_input_tokens: 0, output_tokens: 2_000, reasoning_tokens: 1_500, media_requests: 0, images: 0, characters: 0, audio_seconds: 0, video_seconds: 0, charged_rub: '9.9999' },
+    { day: '2026-11-21', requests: 1, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, media_requests: 1, images: 0, characters: 0, audio_seconds: 0, video_seconds: 0, charged_rub: '36.0000' },
   ]);
 });
 
@@ -103,4 +103,51 @@ test('CSV: a header row, CRLF, fields with commas, quotes or line breaks quoted 
     toCsv([{ model: 'a,b', requests: 2, note: 'say "hi"' }, { model: 'x\ny', requests: 0, note: null }], ['model', 'requests', 'note']),
     'model,requests,note\r\n"a,b",2,"say ""hi"""\r\n"x\ny",0,\r\n',
   );
+});
+
+testOnBackends('media units: the images, characters and seconds of audio and video each charge was for, summed exactly beside the ledger\'s RUB', async (t, { db }) => {
+  const now = t0 + 10;
+  const ledger = new Ledger(db, () => now);
+  const account = await new Accounts(db).create('media');
+  await ledger.credit(account.id, 100_000_000n, 'topup');
+  let n = 0;
+  const charge = async (model: string, endpoint: string, units: bigint, media: { images?: number; characters?: number; audio_seconds?: number; video_seconds?: number; input_tokens?: number }) => {
+    const requestId = `req_media_${++n}`;
+    const hold = await ledger.hold(account.id, units, { ttlMs: day, requestId, model });
+    const record = { ...usage(requestId, account.id, 'key_m', model, [media.input_tokens ?? 0, 0, 0, 0], now), endpoint, images: media.images ?? 0, characters: media.characters ?? 0, audio_seconds: media.audio_seconds ?? 0, video_seconds: media.video_seconds ?? 0 };
+    await ledger.settle(hold.id, units, { requestId, model, usage: record });
+  };
+  await charge('m/image', 'images', 108_000n, { images: 3 });
+  await charge('m/image', 'image-edits', 36_000n, { images: 1 });
+  await charge('m/tts', 'speech', 149n, { characters: 11 });
+  await charge('m/stt', 'transcriptions', 63n, { audio_seconds: 7 });
+  await charge('m/video', 'videos', 360_000n, { video_seconds: 4 });
+  await charge('m/song', 'audio/music', 72_000n, { audio_seconds: 13 });
+  await charge('m/embed', 'embeddings', 1n, { input_tokens: 42 });
+  await chatCharge();
+  async function chatCharge() {
+    const requestId = `req_media_${++n}`;
+    const hold = await ledger.hold(account.id, 5_000n, { ttlMs: day, requestId, model: 'm/chat' });
+    await ledger.settle(hold.id, 4_321n, { requestId, model: 'm/chat', usage: usage(requestId, account.id, 'key_m', 'm/chat', [100, 0, 20, 0], now) });
+  }
+  const period = { since: t0, until: t0 + day };
+  const byModel = await usageReport(db, { ...period, by: 'model' });
+  t.deepEqual(
+    byModel.map((row) => [row.group, row.requests, row.mediaRequests, row.inputTokens, row.images, row.characters, row.audioSeconds, row.videoSeconds, row.chargedUnits]),
+    [
+      ['m/chat', 1, 0, 100, 0, 0, 0, 0, 4_321n],
+      ['m/embed', 1, 1, 42, 0, 0, 0, 0, 1n],
+      ['m/image', 2, 2, 0, 4, 0, 0, 0, 144_000n],
+      ['m/song', 1, 1, 0, 0, 0, 13, 0, 72_000n],
+      ['m/stt', 1, 1, 0, 0, 0, 7, 0, 63n],
+      ['m/tts', 1, 1, 0, 0, 11, 0, 0, 149n],
+      ['m/video', 1, 1, 0, 0, 0, 0, 4, 360_000n],
+    ],
+  );
+  const [total] = await usageReport(db, { ...period, by: 'account' });
+  t.like(total, { requests: 8, mediaRequests: 7, images: 4, characters: 11, audioSeconds: 20, videoSeconds: 4, chargedUnits: 580_534n });
+  t.is(total!.chargedUnits, await ledgerCharges(db, account.id, period.since, period.until));
+  // Each charge wrote one usage record, in its own commit, costing what was charged.
+  const records = await db('usage_records').where({ account_id: account.id }).orderBy('id');
+  t.deepEqual(records.map((record: any) => Number(record.cost_units)), [108_000, 36_000, 149, 63, 360_000, 72_000, 1, 4_321]);
 });

@@ -63,9 +63,9 @@ testOnBackends('balance adjust and refund, accounts disable and enable, audit ls
   // Usage: the charge (refunds are not subtracted), by account, as JSON and as CSV.
   const usage = await runCliJson(['usage', '--since', '2000-01-01', '--by', 'account'], env);
   t.like(usage, { object: 'list', has_more: false, by: 'account', since: '2000-01-01T00:00:00.000Z', totals: { requests: 1, media_requests: 1, charged_rub: '12.3456' } });
-  t.deepEqual(usage.data, [{ account: account.id, requests: 1, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, media_requests: 1, charged_rub: '12.3456' }]);
+  t.deepEqual(usage.data, [{ account: account.id, requests: 1, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, media_requests: 1, images: 0, characters: 0, audio_seconds: 0, video_seconds: 0, charged_rub: '12.3456' }]);
   const csv = await runCli(['usage', '--since', '2000-01-01', '--by', 'model', '--csv'], env);
   t.is(csv.exitCode, 0);
-  t.is(csv.stdout, 'model,requests,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,media_requests,charged_rub\r\n,1,0,0,0,0,1,12.3456');
+  t.is(csv.stdout, 'model,requests,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,media_requests,images,characters,audio_seconds,video_seconds,charged_rub\r\n,1,0,0,0,0,1,0,0,0,0,12.3456');
   await assertLedgerInvariants(t, database.db);
 });
