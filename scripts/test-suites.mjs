@@ -16,6 +16,7 @@ export const processSuites = [
   'test/cli/infrastructure-errors.test.ts',
   'test/cli/jobs-cli.test.ts',
   'test/cli/operator-cli.test.ts',
+  'test/cli/reconcile-cli.test.ts',
   'test/cli/serve-drain.test.ts',
   'test/cli/serve-redis-down.test.ts',
   'test/cli/serve.test.ts',

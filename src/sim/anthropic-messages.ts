@@ -115,6 +115,8 @@ export async function handleMessages(context: SimContext): Promise<void> {
   if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
   const plan = planAnswer(parsed.prompt, faults, context.signingSecret);
   const cache = cacheUsage(context.cache, parsed);
+  // Billed once answered, whatever reaches the client; input as OpenAI's usage API counts it (cache reads and writes included).
+  context.usage.record('completions', parsed.model, { inputTokens: parsed.totalTokens, cachedInputTokens: cache.read, outputTokens: plan.outputTokens });
 
   if (!parsed.stream) {
     if (faults.drop) return dropConnection(context);

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrefixCache } from './prefix-cache.js';
 import type { ClientWatch } from './sse-writer.js';
+import type { UsageBook } from './usage-book.js';
 
 export interface SimContext {
   readonly request: IncomingMessage;
@@ -16,6 +17,8 @@ export interface SimContext {
   readonly watch: ClientWatch;
   readonly signingSecret: string;
   readonly cache: PrefixCache;
+  /** What this simulator would bill (its usage API reads it). */
+  readonly usage: UsageBook;
 }
 
 export function requestIdHeaders(requestId: string): Record<string, string> {

@@ -99,6 +99,8 @@ export async function handleChatCompletions(context: SimContext): Promise<void> 
   if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
   const plan = planAnswer(parsed.prompt, faults, context.signingSecret);
   const usage = usageOf(parsed, plan, cachedPromptTokens(context.cache, parsed));
+  // Billed once answered, whatever reaches the client (a cut stream, a stream without usage).
+  context.usage.record('completions', parsed.model, { inputTokens: usage.prompt_tokens, cachedInputTokens: usage.prompt_tokens_details.cached_tokens, outputTokens: usage.completion_tokens });
 
   if (!parsed.stream) {
     if (faults.drop) return dropConnection(context);

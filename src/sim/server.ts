@@ -13,6 +13,8 @@ import { handleChatCompletions } from './openai-chat.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
 import { ClientWatch } from './sse-writer.js';
+import { UsageBook } from './usage-book.js';
+import { handleUsage, usageKindOf } from './usage-api.js';
 
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
@@ -83,6 +85,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const signingSecret = options.signingSecret ?? defaultSigningSecret;
   const cache = new PrefixCache();
+  const usage = new UsageBook();
   const instance = createHash('sha256').update(`${process.pid}:${Date.now()}:${Math.random()}`).digest('hex').slice(0, 8);
   let requestCount = 0;
 
@@ -101,10 +104,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           const data = simulatedModels.map(modelInfo);
           return sendJson(reply, 200, { object: 'list', data, has_more: false, first_id: data[0]!.id, last_id: data[data.length - 1]!.id });
         }
+        // OpenAI's organization usage API (usage-api.ts): what this simulator would bill.
+        const usageKind = usageKindOf(path);
+        if (usageKind) return handleUsage(reply, usage, usageKind, new URLSearchParams(queryString));
         const model = path.startsWith('/v1/models/') ? decodeURIComponent(path.slice('/v1/models/'.length)) : undefined;
         if (model !== undefined && simulatedModels.includes(model)) return sendJson(reply, 200, modelInfo(model));
         // Job polls and result downloads (videos, music, video upscale).
-        if (handleMediaGet({ request, response, body: null, seed: '', requestId, watch, signingSecret, cache }, path, new URLSearchParams(queryString))) return;
+        if (handleMediaGet({ request, response, body: null, seed: '', requestId, watch, signingSecret, cache, usage }, path, new URLSearchParams(queryString))) return;
       }
       const route = postRoutes[path];
       if (!route) throw new SimError(404, `no route for ${request.method} ${path}`, null, protocol === 'anthropic' ? 'not_found_error' : 'invalid_request_error');
@@ -119,7 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
       }
       const seed = createHash('sha256').update(raw).digest('hex');
-      await route.handler({ request, response, body, seed, requestId, watch, signingSecret, cache });
+      await route.handler({ request, response, body, seed, requestId, watch, signingSecret, cache, usage });
     } catch (caught) {
       const error = caught instanceof SimError ? caught : new SimError(500, `simulator failure: ${(caught as Error)?.message ?? String(caught)}`);
       if (response.headersSent) {
@@ -151,6 +157,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         // In-flight streams (a slow [[sim:delay]]) and idle keep-alive sockets must not hold the close.
         server.closeAllConnections();
         cache.clear();
+        usage.clear();
       });
       return closing;
     },

@@ -13,6 +13,7 @@ import { sunoVendor } from './suno/vendor.js';
 import { systemOneVendor } from './system-one/vendor.js';
 import type { ChatAdapter } from './types.js';
 import { upscalerVendor } from './upscaler/vendor.js';
+import type { UsageApi } from './usage-types.js';
 import type { Vendor } from './vendor.js';
 
 const vendors = {
@@ -51,4 +52,9 @@ export function mediaAdapterFor(kind: string, operation: keyof MediaAdapter): Me
 /** The adapter that runs `operation` jobs on upstreams of `kind`; undefined when the kind cannot. */
 export function jobAdapterFor(kind: string, operation: JobOperationName): JobAdapter | undefined {
   return vendorOf(kind)?.jobs.find((adapter) => adapter[operation] !== undefined);
+}
+
+/** The usage API of upstreams of `kind` (`gateway reconcile`); undefined when the vendor has none. */
+export function usageApiFor(kind: string): UsageApi | undefined {
+  return vendorOf(kind)?.usage;
 }

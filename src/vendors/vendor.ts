@@ -5,6 +5,7 @@
 import type { JobAdapter } from './job-types.js';
 import type { MediaAdapter } from './media-types.js';
 import type { ChatAdapter } from './types.js';
+import type { UsageApi } from './usage-types.js';
 
 export interface Vendor {
   /** The chat adapter; absent when the vendor serves no chat (routes to it for chat are refused). */
@@ -18,6 +19,11 @@ export interface Vendor {
   readonly media: readonly MediaAdapter[];
   /** Job adapters (video, video upscale, music), chosen per operation like the media ones. */
   readonly jobs: readonly JobAdapter[];
+  /**
+   * The vendor's usage API (what it billed over a period), read by `gateway reconcile`; absent
+   * when the vendor has none the gateway can call (reconcile then says "no usage API").
+   */
+  readonly usage?: UsageApi;
   /** The base URL of a provider configured without base_url; without one, base_url is required. */
   readonly defaultBaseUrl?: string;
   /**

@@ -32,7 +32,7 @@ function vendorImportRefused(target: string, typeOnly: boolean): string | undefi
 function reachesIntoAVendor(target: string): boolean {
   if (!target.startsWith('vendors/')) return false;
   const inside = target.slice('vendors/'.length);
-  return !['registry', 'types', 'media-types', 'job-types', 'vendor', 'upstreams'].includes(inside) && !inside.startsWith('shared/');
+  return !['registry', 'types', 'media-types', 'job-types', 'usage-types', 'vendor', 'upstreams'].includes(inside) && !inside.startsWith('shared/');
 }
 
 test('the scanner sees each form of import, type-only ones as such', (t) => {

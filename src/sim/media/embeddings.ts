@@ -86,5 +86,6 @@ export async function handleEmbeddings(context: SimContext): Promise<void> {
     return { object: 'embedding', index, embedding };
   });
   const tokens = inputs.reduce((sum, input) => sum + input.tokens, 0);
+  context.usage.record('embeddings', model, { inputTokens: tokens, cachedInputTokens: 0, outputTokens: 0 });
   sendJson(context, 200, { object: 'list', model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
 }

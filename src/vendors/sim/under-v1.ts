@@ -12,7 +12,7 @@ import { joinVersioned } from '../shared/wire.js';
 const retarget = (target: MediaTarget): MediaTarget => ({ ...target, baseUrl: joinVersioned(target.baseUrl, 'v1', '') });
 
 /** The same operation against `${baseUrl}/v1` (unless the base already ends in /v1). */
-function underV1<Request, Result>(operation: MediaOperation<Request, Result>): MediaOperation<Request, Result> {
+export function underV1<Request, Result>(operation: MediaOperation<Request, Result>): MediaOperation<Request, Result> {
   return {
     build: (request, target) => operation.build(request, retarget(target)),
     parse: (response, request, target) => operation.parse(response, request, retarget(target)),
