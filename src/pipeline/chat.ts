@@ -366,7 +366,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     latency_ms: Math.round(upstreamDoneAt - started),
     ttft_ms: firstOutputAt === undefined ? null : Math.round(firstOutputAt - started),
     finish_reason: accumulator.finishReason ?? null,
-    created_at: Date.now(),
+    created_at: services.now(), // the process clock, as the ledger row of its charge
   } as const;
   let chargedUnits = 0n;
   // A charged request's usage record is written by the settle itself (one commit with the

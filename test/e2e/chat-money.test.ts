@@ -289,3 +289,22 @@ testOnBackends('a stream cut after the upstream reported only its opening usage 
   t.true(record.output_tokens >= Math.ceil(text.length / 4), `billed ${record.output_tokens} output tokens for ${text.length} characters delivered`);
   t.true(Boolean(record.estimated));
 });
+
+testOnBackends('a usage record is dated by the process clock (services.now), as the ledger row of its charge; an uncharged one too', async (t, database) => {
+  const { testClock } = await import('../helpers/clock.js');
+  const clock = testClock({ start: Date.UTC(2031, 0, 2, 3, 4, 5) });
+  const gateway = await startChatGateway(t, database, { now: clock.now });
+  const { accountId, key } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const completion = await openai.chat.completions.create({ model: 'sim/chat', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] });
+  const requestId = completion._request_id!;
+  const record = await database.db('usage_records').where({ request_id: requestId }).first();
+  const charge = await database.db('ledger_transactions').where({ request_id: requestId, kind: 'charge' }).first();
+  t.is(Number(record.created_at), clock.now());
+  t.is(Number(charge.created_at), clock.now());
+  // A request that fails upstream before any output: charged nothing, its record batched.
+  await t.throwsAsync(openai.chat.completions.create({ model: 'sim/chat', max_tokens: 20, messages: [{ role: 'user', content: 'x [[sim:status=500]]' }] }));
+  await gateway.services.usageRecords.flush();
+  const failed = await database.db('usage_records').where({ account_id: accountId, status: 'failed' }).first();
+  t.is(Number(failed.created_at), clock.now());
+});
