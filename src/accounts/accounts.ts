@@ -19,6 +19,9 @@ export interface Account {
   readonly disabledReason: string | null;
 }
 
+/** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
 export class AccountExistsError extends Error {
   constructor(readonly accountName: string) {
     super(`an account named "${accountName}" already exists`);
@@ -69,7 +72,7 @@ export class Accounts {
       name,
       balance_units: 0,
       held_units: 0,
-      webhook_secret: `whsec_${randomBytes(32).toString('base64')}`,
+      webhook_secret: newWebhookSecret(),
       created_at: this.now(),
       disabled_at: null,
       disabled_reason: null,
@@ -121,6 +124,21 @@ export class Accounts {
       return true;
     });
     return { account: await this.find(account.id), changed };
+  }
+
+  /**
+   * Replaces the account's webhook signing secret (the old one stops signing at once: the next
+   * delivery reads the new one), with its audit row in the same transaction. Returns the new
+   * secret; the audit row records that it changed, never the secret.
+   */
+  async rotateWebhookSecret(accountId: string, audit: { actor: string }): Promise<string> {
+    const secret = newWebhookSecret();
+    await this.db.transaction(async (trx) => {
+      const updated = Number(await trx('accounts').where({ id: accountId }).update({ webhook_secret: secret }));
+      if (updated === 0) throw new AccountNotFoundError(accountId);
+      await writeAudit(trx, { actor: audit.actor, action: 'webhook_secret.rotate', target: accountId, accountId, details: {} }, this.now());
+    });
+    return secret;
   }
 
   async count(): Promise<number> {

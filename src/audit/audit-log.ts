@@ -16,6 +16,10 @@ export const auditActions = [
   'session.revoke',
   'admin_token.create',
   'admin_token.revoke',
+  // The account cabinet (src/http/routes/cabinet-keys.ts): keys made and revoked, the webhook secret rotated.
+  'key.create',
+  'key.revoke',
+  'webhook_secret.rotate',
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];

@@ -188,8 +188,11 @@ export class ApiKeys {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Creates a key and returns it with its secret: the only time the secret exists in full. */
-  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null; purpose?: KeyPurpose } & KeyControls): Promise<{ apiKey: ApiKey; key: string }> {
+  /**
+   * Creates a key and returns it with its secret: the only time the secret exists in full.
+   * `audit`: the creation's audit row (`key.create`, never the secret) in the same transaction.
+   */
+  async create(options: { accountId: string; scopes?: readonly Scope[]; name?: string | null; rpm?: number | null; purpose?: KeyPurpose; audit?: { actor: string } } & KeyControls): Promise<{ apiKey: ApiKey; key: string }> {
     const key = `${this.prefix}-${randomBytes(32).toString('base64url')}`;
     const row: KeyRow = {
       id: newId('key'),
@@ -212,8 +215,17 @@ export class ApiKeys {
       purpose: options.purpose ?? 'api',
       ...controlColumns({ ...options, rpm: undefined, name: undefined }),
     };
-    await this.db('api_keys').insert(row);
-    return { apiKey: keyFromRow(row), key };
+    const apiKey = keyFromRow(row);
+    const audit = options.audit;
+    if (!audit) await this.db('api_keys').insert(row);
+    else {
+      await this.db.transaction(async (trx) => {
+        await trx('api_keys').insert(row);
+        const details = { prefix: apiKey.prefix, last4: apiKey.last4, scopes: apiKey.scopes, ...presentControls(apiKey) };
+        await writeAudit(trx, { actor: audit.actor, action: 'key.create', target: apiKey.id, accountId: apiKey.accountId, details }, apiKey.createdAt);
+      });
+    }
+    return { apiKey, key };
   }
 
   /**
@@ -269,10 +281,27 @@ export class ApiKeys {
     return keyFromRow(row);
   }
 
-  /** Revokes a key; revoking twice keeps the first revocation time. */
-  async revoke(id: string): Promise<ApiKey> {
-    await this.db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: this.now() });
-    return this.find(id);
+  /**
+   * Revokes a key; revoking twice keeps the first revocation time. `audit`: the revocation's
+   * audit row (`key.revoke`) is written in the same transaction, only when it revoked the key.
+   */
+  async revoke(id: string, options: { audit?: { actor: string } } = {}): Promise<ApiKey> {
+    const audit = options.audit;
+    if (!audit) {
+      await this.db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: this.now() });
+      return this.find(id);
+    }
+    return this.db.transaction(async (trx) => {
+      const at = this.now();
+      const revoked = Number(await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at }));
+      const row: KeyRow | undefined = await trx('api_keys').select('*').where({ id }).first();
+      if (!row) throw new KeyNotFoundError(id);
+      const apiKey = keyFromRow(row);
+      if (revoked > 0) {
+        await writeAudit(trx, { actor: audit.actor, action: 'key.revoke', target: id, accountId: apiKey.accountId, details: { name: apiKey.name, prefix: apiKey.prefix, last4: apiKey.last4 } }, at);
+      }
+      return apiKey;
+    });
   }
 
   /**

@@ -138,6 +138,15 @@ export class Files {
     return file.expiresAt !== null && file.expiresAt <= this.now() ? undefined : file;
   }
 
+  /** Those of `ids` that are `accountId`'s and neither expired nor removed (a page of generations' files, in one query). */
+  async getMany(accountId: string, ids: readonly number[]): Promise<StoredFile[]> {
+    const wanted = ids.filter((id) => Number.isSafeInteger(id) && id > 0);
+    if (wanted.length === 0) return [];
+    const rows = await this.db('files').whereIn('id', wanted).andWhere({ account_id: accountId }).whereNull('deleted_at');
+    const now = this.now();
+    return rows.map(fileFromRow).filter((file) => file.expiresAt === null || file.expiresAt > now);
+  }
+
   /**
    * A stream of the file's bytes, or of `range` of them (inclusive positions within file.bytes).
    * Rejects before any byte with BlobMissingError (the row outlived its blob) or
@@ -191,6 +200,37 @@ export class Files {
       if (usedBytes + file.bytes > quotaBytes) throw new QuotaExceededError(usedBytes, quotaBytes, file.bytes);
       await trx('files').where({ id: file.id }).update({ permanent: true, expires_at: null });
       return { ...file, permanent: true, expiresAt: null };
+    });
+  }
+
+  /** The bytes of an account's permanent files: what counts against storage.permanent_quota. */
+  async permanentBytes(accountId: string): Promise<number> {
+    const used = await this.db('files').where({ account_id: accountId, permanent: true }).whereNull('deleted_at').sum({ total: 'bytes' }).first();
+    return Number(used?.total ?? 0);
+  }
+
+  /**
+   * Makes several files of one account permanent together (a generation's images or tracks):
+   * all of them within the quota, or none (QuotaExceededError counts the bytes still to keep).
+   * Locked like keep(). FileNotFoundError when one of them is gone.
+   */
+  async keepAll(accountId: string, ids: readonly number[], quotaBytes: number): Promise<StoredFile[]> {
+    return this.db.transaction(async (trx) => {
+      await trx('accounts').where({ id: accountId }).update({ held_units: trx.raw('held_units') });
+      const files: StoredFile[] = [];
+      for (const id of ids) {
+        const file = await this.get(accountId, id, trx);
+        if (!file) throw new FileNotFoundError(id);
+        files.push(file);
+      }
+      const toKeep = files.filter((file) => !file.permanent);
+      const addedBytes = toKeep.reduce((sum, file) => sum + file.bytes, 0);
+      if (toKeep.length === 0) return files;
+      const used = await trx('files').where({ account_id: accountId, permanent: true }).whereNull('deleted_at').sum({ total: 'bytes' }).first();
+      const usedBytes = Number(used?.total ?? 0);
+      if (usedBytes + addedBytes > quotaBytes) throw new QuotaExceededError(usedBytes, quotaBytes, addedBytes);
+      await trx('files').whereIn('id', toKeep.map((file) => file.id)).update({ permanent: true, expires_at: null });
+      return files.map((file) => ({ ...file, permanent: true, expiresAt: null }));
     });
   }
 
