@@ -23,6 +23,10 @@ import { upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import { currentSession, login, logout, rootRedirect } from './routes/cabinet-auth.js';
+import { cabinetHistory } from './routes/cabinet-history.js';
+import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
+import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
+import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
@@ -105,6 +109,32 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/audio/music/price', auth: 'key', scope: 'music', body: 'json', handler: priceMusic },
   { method: 'GET', path: '/v1/audio/music/:id', auth: 'key', rateLimited: false, scope: 'music', handler: retrieveMusic },
   { method: 'GET', path: '/v1/audio/music/:id/content', auth: 'key', rateLimited: false, scope: 'music', handler: musicContent },
+  // The account cabinet (docs/cabinet.md#account-cabinet-api): the session's account, acting
+  // through its cabinet key, so the /v1 handlers it reuses (files, content, playground) run
+  // unchanged and its charges go through the one pipeline and ledger.
+  { method: 'GET', path: '/cabinet/api/overview', auth: 'session', scope: null, handler: cabinetOverview },
+  { method: 'GET', path: '/cabinet/api/history', auth: 'session', scope: null, handler: cabinetHistory },
+  { method: 'GET', path: '/cabinet/api/models', auth: 'session', scope: null, handler: cabinetModels },
+  { method: 'GET', path: '/cabinet/api/generations', auth: 'session', scope: null, handler: listCabinetGenerations },
+  { method: 'GET', path: '/cabinet/api/generations/:type/:id', auth: 'session', scope: null, handler: retrieveCabinetGeneration },
+  { method: 'GET', path: '/cabinet/api/generations/:type/:id/content', auth: 'session', scope: null, rateLimited: false, handler: generationContent },
+  { method: 'PATCH', path: '/cabinet/api/generations/:type/:id/keep', auth: 'session', scope: null, handler: keepCabinetGeneration },
+  { method: 'DELETE', path: '/cabinet/api/generations/:type/:id', auth: 'session', scope: null, handler: deleteCabinetGeneration },
+  { method: 'GET', path: '/cabinet/api/files', auth: 'session', scope: null, handler: listFiles },
+  { method: 'GET', path: '/cabinet/api/files/quota', auth: 'session', scope: null, handler: cabinetFilesQuota },
+  { method: 'GET', path: '/cabinet/api/files/:id', auth: 'session', scope: null, handler: retrieveFile },
+  { method: 'GET', path: '/cabinet/api/files/:id/content', auth: 'session', scope: null, rateLimited: false, handler: fileContent },
+  { method: 'PATCH', path: '/cabinet/api/files/:id/keep', auth: 'session', scope: null, handler: keepFile },
+  { method: 'DELETE', path: '/cabinet/api/files/:id', auth: 'session', scope: null, handler: deleteCabinetFile },
+  { method: 'GET', path: '/cabinet/api/keys', auth: 'session', scope: null, handler: listCabinetKeys },
+  { method: 'POST', path: '/cabinet/api/keys', auth: 'session', scope: null, body: 'json', handler: createCabinetKey },
+  { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
+  { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
+  { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, handler: rotateWebhookSecret },
+  // The playground: the /v1 handlers themselves.
+  { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
+  { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },
+  { method: 'POST', path: '/cabinet/api/images/generations', auth: 'session', scope: 'images', body: 'json', handler: generateImages },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

@@ -71,7 +71,9 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
         provider: ctx.state.provider ?? null,
         charged_units: Number(ctx.state.chargedUnits),
       }, 'request');
-      if (ctx.path.startsWith('/v1/')) {
+      // The cabinet's requests through the account's cabinet key are logged too: its playground
+      // charges name their key in the history by this row (src/cabinet-api/history.ts).
+      if (ctx.path.startsWith('/v1/') || (key !== undefined && ctx.path.startsWith('/cabinet/api/'))) {
         requestLog.record({
           request_id: requestId,
           account_id: key?.accountId ?? null,

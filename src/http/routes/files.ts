@@ -44,7 +44,7 @@ export function integerPathId(raw: string, name = 'id'): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
-async function ownFile(ctx: Context, services: ServerServices): Promise<StoredFile> {
+export async function ownFile(ctx: Context, services: ServerServices): Promise<StoredFile> {
   const raw = ctx.params.id ?? '';
   const id = integerPathId(raw);
   const file = id !== undefined ? await services.files.get(ctx.state.apiKey!.accountId, id) : undefined;

@@ -17,7 +17,7 @@ export const listGenerations: Handler = async (ctx, services) => {
   ctx.body = listPage(page.items.map(publicGeneration), page.nextCursor);
 };
 
-async function ownGeneration(ctx: Context, services: ServerServices): Promise<Generation> {
+export async function ownGeneration(ctx: Context, services: ServerServices): Promise<Generation> {
   const type = ctx.params.type ?? '';
   if (!(generationTypes as readonly string[]).includes(type)) throw invalid(['path', 'type'], `Input should be ${generationTypes.map((t) => `'${t}'`).join(', ')}`, type, 'enum');
   const raw = ctx.params.id ?? '';
