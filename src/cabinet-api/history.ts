@@ -4,9 +4,9 @@
 // streamed in constant memory.
 //
 // The ledger row does not name a key. A charge (and the refund of it: same request id) is the
-// key's whose request it was: the chat usage record written by the charge's own statement,
-// else the request log (media and job requests; written in batches, so a media charge's key
-// shows up to one flush interval, 250 ms, after the charge itself). Credits name no key.
+// key's whose request it was: the usage record the charge's own settle statement writes (chat,
+// media and jobs alike), else the request log (charges settled before media charges had usage
+// records). Credits name no key.
 import type { Knex } from 'knex';
 import { creditKinds, type TransactionKind } from '../billing/ledger.js';
 import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type HistoryItem, type TransactionRow } from '../billing/history.js';

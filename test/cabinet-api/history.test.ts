@@ -40,8 +40,6 @@ async function accountWithActivity(t: Parameters<Parameters<typeof testOnBackend
   t.is(image.status, 200, await image.text());
   clock.advance(dayMs);
   await gateway.services.ledger.credit(a.accountId, 50_000n, 'bonus', { description: 'welcome, "friend"' });
-  // A media charge names its key through the request log, written in batches: flushed here.
-  await gateway.services.requestLog.flush();
   const login = await loginAs(gateway.url, gateway.services, { account: a.accountId });
   return { gateway, clock, login, accountId: a.accountId, keyA: a.keyId, keyB: b.apiKey.id };
 }
