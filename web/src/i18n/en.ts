@@ -101,6 +101,8 @@ export const en = {
   'gallery.track': 'Track {number}',
   'gallery.trackOf': 'Track {number}: {prompt}',
   'gallery.prompt': 'Prompt',
+  'gallery.kept': 'Kept',
+  'gallery.gone': 'Its files have expired or were deleted.',
   'gallery.keep': 'Keep',
   'gallery.deleteConfirm': 'Delete this generation’s files? Its charge stays in the history.',
 

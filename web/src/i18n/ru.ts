@@ -103,6 +103,8 @@ export const ru: Record<MessageKey, string> = {
   'gallery.track': 'Трек {number}',
   'gallery.trackOf': 'Трек {number}: {prompt}',
   'gallery.prompt': 'Запрос',
+  'gallery.kept': 'Сохранено',
+  'gallery.gone': 'Файлы удалены или истёк срок их хранения.',
   'gallery.keep': 'Сохранить',
   'gallery.deleteConfirm': 'Удалить файлы этой генерации? Списание останется в истории.',
 

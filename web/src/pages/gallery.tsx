@@ -19,7 +19,8 @@ export interface Generation {
   created_at: number;
   file_ids: number[];
   job_id: string | null;
-  permanent?: boolean;
+  /** One per file_ids entry: the stored file, or null once it expired or was deleted. */
+  files: ({ id: number; permanent: boolean; expires_at: number | null; media_type: string; bytes: number } | null)[];
 }
 
 interface GenerationPage {
@@ -87,12 +88,13 @@ export function GalleryPage() {
               />
               <GenerationFacts generation={generation} />
               <div class="actions">
-                {generation.status === 'completed' && generation.file_ids.length > 0 && (
+                {available(generation) && generation.files.every((file) => file?.permanent) && <span class="badge">{t('gallery.kept')}</span>}
+                {available(generation) && !generation.files.every((file) => file?.permanent) && (
                   <button type="button" onClick={() => act(() => api(`/cabinet/api/generations/${generation.type}/${generation.id}/keep`, { method: 'PATCH' }))}>
                     {t('gallery.keep')}
                   </button>
                 )}
-                <button
+                {available(generation) && <button
                   type="button"
                   class="danger"
                   onClick={() => {
@@ -100,7 +102,7 @@ export function GalleryPage() {
                   }}
                 >
                   {t('common.delete')}
-                </button>
+                </button>}
               </div>
             </li>
           ))}
@@ -129,12 +131,18 @@ export function GalleryPage() {
   );
 }
 
+/** Completed and its files still stored (they expire unless kept; delete removes them). */
+function available(generation: Generation): boolean {
+  return generation.status === 'completed' && generation.files.length > 0 && generation.files.every((file) => file !== null);
+}
+
 function Media(props: { generation: Generation; onOpen: () => void }) {
   const { t } = useI18n();
   const { generation } = props;
   if (generation.status !== 'completed' || generation.file_ids.length === 0) {
     return <p class="placeholder">{t('gallery.status', { status: generation.status })}</p>;
   }
+  if (!available(generation)) return <p class="placeholder">{t('gallery.gone')}</p>;
   const label = generation.prompt ?? t('gallery.imageAlt', { id: generation.id });
   if (generation.type === 'image') {
     return (

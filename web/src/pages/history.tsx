@@ -47,8 +47,9 @@ export function HistoryPage() {
   const [filters, setFilters] = useState<Filters>(noFilters);
   const pages = useCursorPages();
   const keys = useLoad(() => api<{ data: ApiKeyRow[] }>('/cabinet/api/keys'), []);
-  const page = useLoad(() => api<HistoryPage>(`/cabinet/api/history${queryString({ ...filters, limit: pageSize, cursor: pages.cursor })}`), [filters, pages.cursor]);
-  const csvHref = `/cabinet/api/history${queryString({ ...filters, format: 'csv' })}`;
+  const query = serverFilters(filters);
+  const page = useLoad(() => api<HistoryPage>(`/cabinet/api/history${queryString({ ...query, limit: pageSize, cursor: pages.cursor })}`), [filters, pages.cursor]);
+  const csvHref = `/cabinet/api/history${queryString({ ...query, format: 'csv' })}`;
   const field = (name: keyof Filters) => ({
     value: draft[name],
     onInput: (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value }),
@@ -167,6 +168,17 @@ export function HistoryPage() {
       )}
     </>
   );
+}
+
+/**
+ * The filters as the API takes them. Dates are UTC days; the API's `until` is exclusive, and
+ * the form's "to" day is included, so it is sent as the day after.
+ */
+function serverFilters(filters: Filters): Filters {
+  if (!filters.until) return filters;
+  const next = new Date(`${filters.until}T00:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return { ...filters, until: next.toISOString().slice(0, 10) };
 }
 
 function keyLabel(item: HistoryItem): string {
