@@ -155,6 +155,7 @@ export const en = {
   'playground.you': 'You',
   'playground.assistant': 'Assistant',
   'playground.reasoning': 'Reasoning',
+  'playground.effort': 'Reasoning effort',
   'playground.message': 'Message',
   'playground.send': 'Send',
   'playground.stop': 'Stop',

@@ -157,6 +157,7 @@ export const ru: Record<MessageKey, string> = {
   'playground.you': 'Вы',
   'playground.assistant': 'Ассистент',
   'playground.reasoning': 'Рассуждение',
+  'playground.effort': 'Глубина рассуждения',
   'playground.message': 'Сообщение',
   'playground.send': 'Отправить',
   'playground.stop': 'Остановить',

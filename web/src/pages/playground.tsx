@@ -43,6 +43,8 @@ interface ChatChunk {
 function Chat(props: { models: CatalogModel[] }) {
   const { t } = useI18n();
   const [model, setModel] = useState(props.models[0]?.id ?? '');
+  const efforts = capabilityList(props.models.find((candidate) => candidate.id === model), 'reasoning_efforts');
+  const [effort, setEffort] = useState('');
   const [input, setInput] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
   const [streaming, setStreaming] = useState(false);
@@ -65,7 +67,13 @@ function Chat(props: { models: CatalogModel[] }) {
     try {
       const response = await send('/cabinet/api/chat/completions', {
         method: 'POST',
-        body: { model, stream: true, stream_options: { include_usage: true }, messages: history.map((turn) => ({ role: turn.role, content: turn.content })) },
+        body: {
+          model,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: history.map((turn) => ({ role: turn.role, content: turn.content })),
+          ...(effort && efforts.includes(effort) ? { reasoning_effort: effort } : {}),
+        },
         signal: abort.signal,
       });
       for await (const event of readEvents(response.body!)) {
@@ -124,6 +132,19 @@ function Chat(props: { models: CatalogModel[] }) {
                 ))}
               </select>
             </label>
+            {efforts.length > 0 && (
+              <label>
+                {t('playground.effort')}
+                <select value={effort} onChange={(event) => setEffort(event.currentTarget.value)}>
+                  <option value="">{t('playground.default')}</option>
+                  {efforts.map((value) => (
+                    <option key={value} value={value}>
+                      {value}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
             <label>
               {t('playground.message')}
               <textarea rows={3} value={input} onInput={(event) => setInput(event.currentTarget.value)} required />
