@@ -128,3 +128,10 @@ test('an installation without dist/web: the API works, /cabinet/ is 503 cabinet_
   t.regex(body.error.message, /^The web cabinet is not built in this installation \(.*index\.html is missing\)\. Build it with `npm run build` in /);
   t.is((await fetch(`${gateway.url}/v1/models`)).status, 200);
 });
+
+test('the cabinet page rows are the last of the route table: a /cabinet/api/* route declared after them would be answered by the page route', (t) => {
+  t.deepEqual(
+    routeTable.slice(-2).map((route) => `${route.method} ${route.path}`),
+    ['GET /cabinet/{*page}', 'GET /cabinet'],
+  );
+});
