@@ -15,7 +15,14 @@ const height = 160;
 const labelSpace = 36;
 const top = 8;
 
-export function BarChart(props: { bars: readonly Bar[]; title: string; /** Show every n-th label under the axis (long series). */ labelEvery?: number }) {
+export function BarChart(props: {
+  bars: readonly Bar[];
+  title: string;
+  /** Show every n-th label under the axis (long series). */
+  labelEvery?: number;
+  /** `rows`: one labelled horizontal bar per item (long labels such as model ids). */
+  layout?: 'columns' | 'rows';
+}) {
   const { language, t } = useI18n();
   const { bars } = props;
   const every = props.labelEvery ?? 1;
@@ -28,6 +35,8 @@ export function BarChart(props: { bars: readonly Bar[]; title: string; /** Show 
       <figcaption>{props.title}</figcaption>
       {bars.length === 0 ? (
         <p class="muted">{t('chart.empty')}</p>
+      ) : props.layout === 'rows' ? (
+        <RowChart bars={bars} magnitudes={magnitudes} largest={largest} title={props.title} />
       ) : (
         <svg viewBox={`0 0 ${width} ${height + labelSpace}`} role="img" aria-label={props.title} preserveAspectRatio="xMinYMin meet">
           <line x1="0" y1={height} x2={width} y2={height} class="chart-axis" />
@@ -71,6 +80,37 @@ export function BarChart(props: { bars: readonly Bar[]; title: string; /** Show 
         </details>
       )}
     </figure>
+  );
+}
+
+const rowHeight = 26;
+const rowLabelWidth = 190;
+const rowWidth = 640;
+const rowValueSpace = 110;
+
+function RowChart(props: { bars: readonly Bar[]; magnitudes: number[]; largest: number; title: string }) {
+  const { language } = useI18n();
+  const room = rowWidth - rowLabelWidth - rowValueSpace;
+  return (
+    <svg class="chart-rows" viewBox={`0 0 ${rowWidth} ${props.bars.length * rowHeight + 4}`} role="img" aria-label={props.title} preserveAspectRatio="xMinYMin meet">
+      {props.bars.map((bar, index) => {
+        const length = props.largest === 0 ? 0 : Math.max(props.magnitudes[index]! > 0 ? 1 : 0, Math.round((props.magnitudes[index]! / props.largest) * room));
+        const y = index * rowHeight + 2;
+        return (
+          <g key={bar.label}>
+            <text x={rowLabelWidth - 8} y={y + rowHeight / 2 + 4} text-anchor="end" class="chart-row-label">
+              {bar.label.length > 26 ? `${bar.label.slice(0, 25)}…` : bar.label}
+            </text>
+            <rect x={rowLabelWidth} y={y + 4} width={length} height={rowHeight - 8} class="chart-bar">
+              <title>{`${bar.label}: ${formatRub(bar.value, language)}`}</title>
+            </rect>
+            <text x={rowLabelWidth + length + 6} y={y + rowHeight / 2 + 4} class="chart-row-label">
+              {formatRub(bar.value, language)}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
   );
 }
 

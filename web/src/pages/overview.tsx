@@ -50,7 +50,7 @@ export function OverviewPage() {
           <section aria-labelledby="charts-heading" class="charts">
             <h2 id="charts-heading">{t('overview.charts')}</h2>
             <BarChart title={t('overview.byDay')} bars={data.by_day.map((day) => ({ label: day.day, value: day.rub }))} labelEvery={5} />
-            <BarChart title={t('overview.byModel')} bars={data.by_model.map((row) => ({ label: row.model ?? t('overview.noModel'), value: row.rub }))} />
+            <BarChart title={t('overview.byModel')} layout="rows" bars={data.by_model.map((row) => ({ label: row.model ?? t('overview.noModel'), value: row.rub }))} />
             {data.by_model.length > 0 && (
               <table>
                 <caption>{t('overview.byModelTable')}</caption>
