@@ -1,8 +1,6 @@
 import { Flags } from '@oclif/core';
-import { presentUsage, toCsv, usageGroupings, usageReport, type UsageGrouping } from '../src/billing/usage-report.js';
-import { formatRub } from '../src/billing/money.js';
+import { toCsv, usageColumns, usageGroupings, usageSummary, type UsageGrouping } from '../src/billing/usage-report.js';
 import { GatewayCommand, table, type CommandOutput } from '../src/cli/base-command.js';
-import { wholeList } from '../src/cli/list-output.js';
 import { parsePeriod } from '../src/cli/period.js';
 
 export default class Usage extends GatewayCommand {
@@ -30,24 +28,10 @@ export default class Usage extends GatewayCommand {
       const { since, until } = parsePeriod(flags, now());
       const account = flags.account ? await accounts.find(flags.account) : undefined;
       const by = flags.by as UsageGrouping;
-      const report = await usageReport(db, { since, until, by, accountId: account?.id });
-      const rows = presentUsage(report, by);
-      const totals = {
-        requests: report.reduce((sum, row) => sum + row.requests, 0),
-        input_tokens: report.reduce((sum, row) => sum + row.inputTokens, 0),
-        cached_input_tokens: report.reduce((sum, row) => sum + row.cachedInputTokens, 0),
-        output_tokens: report.reduce((sum, row) => sum + row.outputTokens, 0),
-        reasoning_tokens: report.reduce((sum, row) => sum + row.reasoningTokens, 0),
-        media_requests: report.reduce((sum, row) => sum + row.mediaRequests, 0),
-        images: report.reduce((sum, row) => sum + row.images, 0),
-        characters: report.reduce((sum, row) => sum + row.characters, 0),
-        audio_seconds: report.reduce((sum, row) => sum + row.audioSeconds, 0),
-        video_seconds: report.reduce((sum, row) => sum + row.videoSeconds, 0),
-        charged_rub: formatRub(report.reduce((sum, row) => sum + row.chargedUnits, 0n)),
-      };
-      const columns = [by, 'requests', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'media_requests', 'images', 'characters', 'audio_seconds', 'video_seconds', 'charged_rub'];
-      const json = { ...wholeList(rows), by, since: new Date(since).toISOString(), until: new Date(until).toISOString(), account_id: account?.id ?? null, totals };
-      const text = flags.csv ? toCsv(rows, columns) : `${table([...rows, { [by]: 'TOTAL', ...totals }], columns)}`;
+      // The same report GET /admin/v1/usage answers.
+      const json = await usageSummary(db, { since, until, by, accountId: account?.id });
+      const columns = usageColumns(by);
+      const text = flags.csv ? toCsv(json.data, columns) : `${table([...json.data, { [by]: 'TOTAL', ...json.totals }], columns)}`;
       return { json, text };
     });
   }

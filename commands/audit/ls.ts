@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
-import { auditActions, readAudit } from '../../src/audit/audit-log.js';
-import { GatewayCommand, isoTime, table } from '../../src/cli/base-command.js';
+import { auditActions, presentAudit, readAudit } from '../../src/audit/audit-log.js';
+import { GatewayCommand, table } from '../../src/cli/base-command.js';
 import { limitedList } from '../../src/cli/list-output.js';
 
 export default class AuditLs extends GatewayCommand {
-  static override description = 'List the audit log of operator changes (adjustments, refunds, accounts disabled and enabled), newest first';
+  static override description =
+    'List the audit log of operator changes (accounts created, disabled and enabled, topups, adjustments, refunds, keys created, changed and revoked, jobs cancelled, login links, cabinet sessions and admin tokens), newest first';
   static override examples = [
     '<%= config.bin %> audit ls',
     { description: 'JSON: {object: "list", data: [entries], has_more}', command: '<%= config.bin %> audit ls --account acme --action balance.adjust --limit 20 --json' },
@@ -20,15 +21,7 @@ export default class AuditLs extends GatewayCommand {
     await this.runWithServices(flags, async ({ accounts, db }) => {
       const account = flags.account ? await accounts.find(flags.account) : undefined;
       const list = limitedList(await readAudit(db, { accountId: account?.id, action: flags.action, limit: flags.limit }), flags.limit);
-      const data = list.data.map((entry) => ({
-        id: entry.id,
-        at: isoTime(entry.at),
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        account_id: entry.accountId,
-        details: entry.details,
-      }));
+      const data = list.data.map(presentAudit);
       let text = table(
         data.map((row) => ({ ...row, details: JSON.stringify(row.details) })),
         ['id', 'at', 'actor', 'action', 'target', 'details'],

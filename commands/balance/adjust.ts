@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
 import { Corrections } from '../../src/billing/corrections.js';
-import { formatRub, parseRub } from '../../src/billing/money.js';
+import { parseRub } from '../../src/billing/money.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
+import { presentCredit } from '../../src/cli/present.js';
 
 export default class BalanceAdjust extends GatewayCommand {
   static override description =
@@ -25,15 +26,8 @@ export default class BalanceAdjust extends GatewayCommand {
       if (flags.reason.trim() === '') throw new RangeError('--reason must not be empty');
       const account = await accounts.find(flags.account);
       const result = await new Corrections(db, ledger, now).adjust({ accountId: account.id, amountUnits: amount, reason: flags.reason, actor: cliActor() });
-      const json = {
-        transaction_id: `txn_${result.transactionId}`,
-        account_id: account.id,
-        kind: 'adjustment',
-        amount_rub: formatRub(amount),
-        balance_rub: formatRub(result.balanceUnits),
-        reason: flags.reason,
-        audit_id: result.auditId,
-      };
+      // The same answer as POST /admin/v1/accounts/:id/adjust.
+      const json = presentCredit(result, 'adjustment', flags.reason);
       return { json, text: `adjustment of ${json.amount_rub} RUB to ${account.name}: balance is now ${json.balance_rub} RUB (${json.transaction_id})` };
     });
   }

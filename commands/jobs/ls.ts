@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 import { limitedList } from '../../src/cli/list-output.js';
-import { publicJobObject } from '../../src/jobs/job-object.js';
+import { presentJobSummary } from '../../src/jobs/present.js';
 import type { JobKind } from '../../src/model/jobs.js';
 import { openJobStore } from '../../src/services.js';
 
@@ -30,7 +30,7 @@ export default class JobsList extends GatewayCommand {
       });
       const list = limitedList(rows, flags.limit);
       const jobs = list.data;
-      const json = { ...list, data: jobs.map((job) => ({ ...publicJobObject(job, { fileTtlMs: services.config.storage.tempTtlMs }), kind: job.kind, account_id: job.accountId })) };
+      const json = { ...list, data: jobs.map((job) => presentJobSummary(job, services.config.storage.tempTtlMs)) };
       const text =
         jobs.length === 0
           ? 'no jobs'

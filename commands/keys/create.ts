@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
+import { cliActor } from '../../src/audit/audit-log.js';
 import { allScopes, parseScopes } from '../../src/auth/scopes.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 import { controlsFromFlags, keyControlFlags } from '../../src/cli/key-flags.js';
-import { presentKey } from '../../src/cli/present.js';
+import { presentCreatedKey } from '../../src/cli/present.js';
 
 export default class KeysCreate extends GatewayCommand {
-  static override description = 'Create an API key for an account. The key is printed once and never stored.';
+  static override description = 'Create an API key for an account. The key is printed once and never stored. Written to the audit log';
   static override examples = [
     '<%= config.bin %> keys create --account acme',
     '<%= config.bin %> keys create --account acme --scopes chat,images --name web --rpm 120',
@@ -25,11 +26,10 @@ export default class KeysCreate extends GatewayCommand {
       const scopes = flags.scopes === undefined ? [...allScopes] : parseScopes(flags.scopes);
       const controls = controlsFromFlags(flags, now());
       const account = await accounts.find(flags.account);
-      const { apiKey, key } = await apiKeys.create({ ...controls, accountId: account.id, scopes, name: flags.name, rpm: flags.rpm });
-      const { id, prefix, last4, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period } = presentKey(apiKey);
+      const { apiKey, key } = await apiKeys.create({ ...controls, accountId: account.id, scopes, name: flags.name, rpm: flags.rpm, audit: { actor: cliActor() } });
       return {
-        json: { id, key, prefix, last4, scopes: apiKey.scopes, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period },
-        text: `${key}\n\nkey ${id} for account ${account.name}, scopes ${apiKey.scopes.join(',')}.\nThis is the only time the key is shown: store it now.`,
+        json: presentCreatedKey(apiKey, key),
+        text: `${key}\n\nkey ${apiKey.id} for account ${account.name}, scopes ${apiKey.scopes.join(',')}.\nThis is the only time the key is shown: store it now.`,
       };
     });
   }

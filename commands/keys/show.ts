@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { keyBudget, periodEnd } from '../../src/auth/key-policy.js';
 import { formatRub, unitsFromSql } from '../../src/billing/money.js';
 import { GatewayCommand, isoTime } from '../../src/cli/base-command.js';
-import { presentKey } from '../../src/cli/present.js';
+import { keyStatus, presentKey } from '../../src/cli/present.js';
 
 export default class KeysShow extends GatewayCommand {
   static override description = "Show one API key (never its secret): scopes, rpm, expiry, models, addresses, and its budget with what is spent (charged + held) in the current period";
@@ -24,7 +24,7 @@ export default class KeysShow extends GatewayCommand {
         };
       }
       const shown = presentKey(apiKey);
-      const json = { ...shown, status: apiKey.revokedAt !== null ? 'revoked' : apiKey.expiresAt !== null && apiKey.expiresAt <= now() ? 'expired' : 'active', ...spent };
+      const json = { ...shown, status: keyStatus(apiKey, now()), ...spent };
       const text = Object.entries(json)
         .map(([name, value]) => `${name.padEnd(19)} ${Array.isArray(value) ? value.join(',') : value === null ? '-' : value}`)
         .join('\n');

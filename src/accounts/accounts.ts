@@ -61,7 +61,11 @@ export class Accounts {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(name: string): Promise<Account> {
+  /**
+   * Creates an account. `actor`: who asks (the CLI, the admin API): its `account.create` audit
+   * row is written in the same transaction. Without one (tests, fixtures) no row is written.
+   */
+  async create(name: string, options: { actor?: string } = {}): Promise<Account> {
     if (!/^[\p{L}\p{N}][\p{L}\p{N} ._@-]{0,199}$/u.test(name) || name.startsWith('acc_')) {
       throw new InvalidAccountNameError(
         `"${name}" is not a usable account name: 1-200 letters, digits, spaces or ._@- , not starting with "acc_"`,
@@ -78,7 +82,12 @@ export class Accounts {
       disabled_reason: null,
     };
     try {
-      await this.db('accounts').insert(row);
+      await this.db.transaction(async (trx) => {
+        await trx('accounts').insert(row);
+        if (options.actor !== undefined) {
+          await writeAudit(trx, { actor: options.actor, action: 'account.create', target: row.id, accountId: row.id, details: { name } }, row.created_at as number);
+        }
+      });
     } catch (error) {
       if (/unique|duplicate/i.test((error as Error).message)) throw new AccountExistsError(name);
       throw error;

@@ -1,27 +1,31 @@
-// The audit trail: one row per operator change (a balance adjustment, a refund, disabling or
-// enabling an account), written by the change's own transaction (`within`), so a change is
-// never without its row nor a row without its change. Read by `gateway audit ls`.
+// The audit trail: one row per operator change (an account created, disabled or enabled, a
+// topup, an adjustment, a refund, a key created, changed or revoked, a job cancelled), written
+// by the change's own transaction, so a change is never without its row nor a row without its
+// change. The CLI and the admin API make each change through the same service, which writes
+// the row with the actor it is given. Read by `gateway audit ls` and GET /admin/v1/audit.
 import { userInfo, hostname } from 'node:os';
 import type { Knex } from 'knex';
 
-/** Every action the trail records (`audit ls --action` offers these). */
+/** Every action the trail records (`audit ls --action` and GET /admin/v1/audit?action= offer these). */
 export const auditActions = [
-  'balance.adjust',
-  'balance.refund',
+  'account.create',
   'account.disable',
   'account.enable',
+  'balance.topup',
+  'balance.adjust',
+  'balance.refund',
+  'key.create',
   'key.update',
+  'key.revoke',
+  'job.cancel',
   // The web cabinet (src/cabinet/*): a login link printed, sessions ended, admin tokens made and revoked.
   'login_link.create',
   'session.revoke',
   'admin_token.create',
   'admin_token.revoke',
-  // The account cabinet (src/http/routes/cabinet-keys.ts): keys made and revoked, the webhook secret rotated.
-  'key.create',
-  'key.revoke',
+  // The account cabinet (src/http/routes/cabinet-keys.ts) also makes and revokes keys (above), and rotates the webhook secret.
   'webhook_secret.rotate',
 ] as const;
-
 export type AuditAction = (typeof auditActions)[number];
 
 export interface AuditEntry {
@@ -40,8 +44,8 @@ export interface AuditRecord extends AuditEntry {
 }
 
 /**
- * Who runs this CLI: `cli:<os user>@<hostname>`. (The web cabinet will write
- * `admin-token:<id>` and `cabinet:<session>`.)
+ * Who runs this CLI: `cli:<os user>@<hostname>`. (The admin API writes `admin-token:<id>` or
+ * `cabinet:<session id>`.)
  */
 export function cliActor(): string {
   let user: string;
@@ -71,11 +75,15 @@ interface AuditRow {
   details: string;
 }
 
-/** Newest first; `limit + 1` rows at most, so the caller can tell whether more exist. */
-export async function readAudit(db: Knex, filter: { accountId?: string; action?: string; limit: number }): Promise<AuditRecord[]> {
+/**
+ * Newest first; `limit + 1` rows at most, so the caller can tell whether more exist.
+ * `beforeId`: the page after the one that ended at that id (the admin API's cursor).
+ */
+export async function readAudit(db: Knex, filter: { accountId?: string; action?: string; limit: number; beforeId?: number }): Promise<AuditRecord[]> {
   const query = db<AuditRow>('audit_log').select('*').orderBy('id', 'desc').limit(filter.limit + 1);
   if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
   if (filter.action !== undefined) query.where({ action: filter.action });
+  if (filter.beforeId !== undefined) query.where('id', '<', filter.beforeId);
   const rows: AuditRow[] = await query;
   return rows.map((row) => ({
     id: Number(row.id),
@@ -86,4 +94,17 @@ export async function readAudit(db: Knex, filter: { accountId?: string; action?:
     accountId: row.account_id,
     details: JSON.parse(row.details) as Record<string, unknown>,
   }));
+}
+
+/** An audit entry as `audit ls --json` and GET /admin/v1/audit show it. */
+export function presentAudit(entry: AuditRecord) {
+  return {
+    id: entry.id,
+    at: new Date(entry.at).toISOString(),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    account_id: entry.accountId,
+    details: entry.details,
+  };
 }

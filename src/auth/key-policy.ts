@@ -16,9 +16,10 @@ export type BudgetPeriod = (typeof budgetPeriods)[number];
 export class KeyPolicyFormatError extends Error {
   constructor(
     readonly flag: string,
-    message: string,
+    /** What is wrong, without the flag (the admin API names its own field). */
+    readonly reason: string,
   ) {
-    super(`--${flag}: ${message}`);
+    super(`--${flag}: ${reason}`);
     this.name = 'KeyPolicyFormatError';
   }
 }

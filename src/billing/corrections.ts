@@ -1,6 +1,7 @@
-// Operator corrections of the ledger (issue 18): a balance adjustment and the refund of a
-// charge. Each is one transaction: the conditional account update and its ledger row (as every
-// credit, ledger.ts), and its audit row (src/audit/audit-log.ts) — all or nothing.
+// Operator changes of the ledger (issue 18): a topup (or bonus, referral credit), a balance
+// adjustment and the refund of a charge. Each is one transaction: the conditional account
+// update and its ledger row (as every credit, ledger.ts), and its audit row with the actor
+// (src/audit/audit-log.ts) — all or nothing. The CLI and the admin API both call these.
 //
 // - An adjustment may be negative; it is refused (nothing written) when it would take more than
 //   the account's available money (balance - held): the balance stays >= 0, and money held for
@@ -75,6 +76,26 @@ export class Corrections {
     private readonly ledger: Ledger,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Adds money: a topup, bonus or referral credit (positive, never zero), with an optional note as its description. */
+  async topup(input: { accountId: string; amountUnits: bigint; kind: 'topup' | 'bonus' | 'referral'; note: string | null; actor: string }): Promise<CorrectionResult> {
+    if (input.amountUnits <= 0n) throw new RangeError('the amount must be more than zero');
+    return this.db.transaction(async (trx) => {
+      const { transactionId, balanceUnits } = await this.ledger.credit(input.accountId, input.amountUnits, input.kind, { within: trx, description: input.note });
+      const auditId = await writeAudit(
+        trx,
+        {
+          actor: input.actor,
+          action: 'balance.topup',
+          target: input.accountId,
+          accountId: input.accountId,
+          details: { kind: input.kind, amount_rub: formatRub(input.amountUnits), note: input.note, transaction_id: `txn_${transactionId}`, balance_rub: formatRub(balanceUnits) },
+        },
+        this.now(),
+      );
+      return { transactionId, accountId: input.accountId, amountUnits: input.amountUnits, balanceUnits, auditId };
+    });
+  }
 
   /** Adds (positive) or removes (negative) money with a reason; AdjustmentRefusedError when it would take more than is available. */
   async adjust(input: { accountId: string; amountUnits: bigint; reason: string; actor: string }): Promise<CorrectionResult> {

@@ -110,6 +110,52 @@ export async function usageReport(
   return [...merged.values()].sort((a, b) => (a.group ?? '').localeCompare(b.group ?? ''));
 }
 
+/**
+ * A report time as `gateway usage --since/--until` and GET /admin/v1/usage take it:
+ * `2026-11-01` (UTC midnight) or an ISO 8601 time with its zone; ms since the epoch, or
+ * undefined when it is neither (each surface names its own flag or field).
+ */
+export function parseReportTime(text: string): number | undefined {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const withTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const ms = dateOnly ? Date.parse(`${text}T00:00:00Z`) : withTime ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The whole report as `gateway usage --json` prints it and GET /admin/v1/usage answers it:
+ * the list envelope of rows, the period, the account filter and the totals.
+ */
+export async function usageSummary(db: Knex, options: { since: number; until: number; by: UsageGrouping; accountId?: string }) {
+  const report = await usageReport(db, options);
+  const totals = {
+    requests: report.reduce((sum, row) => sum + row.requests, 0),
+    input_tokens: report.reduce((sum, row) => sum + row.inputTokens, 0),
+    cached_input_tokens: report.reduce((sum, row) => sum + row.cachedInputTokens, 0),
+    output_tokens: report.reduce((sum, row) => sum + row.outputTokens, 0),
+    reasoning_tokens: report.reduce((sum, row) => sum + row.reasoningTokens, 0),
+    media_requests: report.reduce((sum, row) => sum + row.mediaRequests, 0),
+    images: report.reduce((sum, row) => sum + row.images, 0),
+    characters: report.reduce((sum, row) => sum + row.characters, 0),
+    audio_seconds: report.reduce((sum, row) => sum + row.audioSeconds, 0),
+    video_seconds: report.reduce((sum, row) => sum + row.videoSeconds, 0),
+    charged_rub: formatRub(report.reduce((sum, row) => sum + row.chargedUnits, 0n)),
+  };
+  return {
+    object: 'list' as const,
+    data: presentUsage(report, options.by),
+    has_more: false,
+    by: options.by,
+    since: new Date(options.since).toISOString(),
+    until: new Date(options.until).toISOString(),
+    account_id: options.accountId ?? null,
+    totals,
+  };
+}
+
+/** The columns of the report's table and CSV, grouped `by`. */
+export const usageColumns = (by: UsageGrouping) => [by, 'requests', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_tokens', 'media_requests', 'images', 'characters', 'audio_seconds', 'video_seconds', 'charged_rub'];
+
 /** The rows as the CLI prints them (JSON and CSV): RUB as 4-decimal strings. */
 export function presentUsage(rows: readonly UsageRow[], by: UsageGrouping) {
   return rows.map((row) => ({

@@ -90,4 +90,4 @@ export function table(rows: Record<string, unknown>[], columns: string[]): strin
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
-export const isoTime = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+export { isoTime } from '../util/iso-time.js';

@@ -1,8 +1,9 @@
 // The flags `keys create` and `keys update` share: expiry, model and IP allowlists, budget.
-// Parsed by src/auth/key-policy.ts (a bad value exits 1 with invalid_argument naming the flag).
+// Read by src/auth/key-controls.ts (a bad value exits 1 with invalid_argument naming the flag).
 import { Flags } from '@oclif/core';
 import type { KeyControls } from '../auth/api-keys.js';
-import { budgetPeriods, parseAllowedIps, parseBudget, parseBudgetPeriod, parseExpires, parseModels } from '../auth/key-policy.js';
+import { keyControlsFrom } from '../auth/key-controls.js';
+import { budgetPeriods } from '../auth/key-policy.js';
 
 export const keyControlFlags = {
   expires: Flags.string({ description: 'when the key stops working: a duration from now (30d, 12h, 90m, 2w), a date (2027-01-31: at 00:00 UTC), an ISO time with zone, or never' }),
@@ -22,15 +23,5 @@ interface ControlFlagValues {
 
 /** The controls the flags set (undefined fields: not given). */
 export function controlsFromFlags(flags: ControlFlagValues, now: number, options: { currentPeriod?: string | null } = {}): KeyControls {
-  const controls: { -readonly [K in keyof KeyControls]: KeyControls[K] } = {};
-  if (flags.expires !== undefined) controls.expiresAt = parseExpires(flags.expires, now);
-  if (flags.models !== undefined) controls.models = parseModels(flags.models);
-  if (flags['allow-ips'] !== undefined) controls.allowedIps = parseAllowedIps(flags['allow-ips']);
-  if (flags.budget !== undefined) {
-    controls.budgetUnits = parseBudget(flags.budget);
-    controls.budgetPeriod = controls.budgetUnits === null ? null : parseBudgetPeriod(flags['budget-period'] ?? options.currentPeriod ?? 'month');
-  } else if (flags['budget-period'] !== undefined) {
-    controls.budgetPeriod = parseBudgetPeriod(flags['budget-period']);
-  }
-  return controls;
+  return keyControlsFrom({ expires: flags.expires, models: flags.models, allowIps: flags['allow-ips'], budget: flags.budget, budgetPeriod: flags['budget-period'] }, now, options);
 }

@@ -1,9 +1,11 @@
-// How accounts, keys and balances look in the CLI's JSON (DESIGN.md §2.1).
+// How accounts, keys and balances look in the CLI's JSON (DESIGN.md §2.1) and the admin API's
+// (the same objects: an operator's script reads either). No oclif here: the HTTP shell imports it.
 import type { Account } from '../accounts/accounts.js';
 import type { ApiKey } from '../auth/api-keys.js';
+import type { CorrectionResult } from '../billing/corrections.js';
 import type { BalanceSummary } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
-import { isoTime } from './base-command.js';
+import { isoTime } from '../util/iso-time.js';
 
 export function presentAccount(account: Account, options: { withSecret?: boolean } = {}) {
   return {
@@ -39,6 +41,30 @@ export function presentKey(apiKey: ApiKey) {
     budget_period: apiKey.budgetPeriod,
     /** `cabinet`: the key the web cabinet acts through (made on first need; revoking it is allowed). */
     purpose: apiKey.purpose,
+  };
+}
+
+/** `active`, `revoked` or `expired` (at `now`). */
+export function keyStatus(apiKey: ApiKey, now: number): 'active' | 'revoked' | 'expired' {
+  return apiKey.revokedAt !== null ? 'revoked' : apiKey.expiresAt !== null && apiKey.expiresAt <= now ? 'expired' : 'active';
+}
+
+/** A key just created, with its secret (`key`): what `keys create --json` and the admin API answer, once. */
+export function presentCreatedKey(apiKey: ApiKey, key: string) {
+  const { id, prefix, last4, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period } = presentKey(apiKey);
+  return { id, key, prefix, last4, scopes: apiKey.scopes, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period };
+}
+
+/** A topup or an adjustment as `balance topup/adjust --json` and the admin API answer it. */
+export function presentCredit(result: CorrectionResult, kind: 'topup' | 'bonus' | 'referral' | 'adjustment', reason: string | null) {
+  return {
+    transaction_id: `txn_${result.transactionId}`,
+    account_id: result.accountId,
+    kind,
+    amount_rub: formatRub(result.amountUnits),
+    balance_rub: formatRub(result.balanceUnits),
+    reason,
+    audit_id: result.auditId,
   };
 }
 

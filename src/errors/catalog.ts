@@ -152,12 +152,12 @@ export const errorCatalog = {
     description: 'an amount that is not RUB with up to 4 decimals, or is zero or out of range where that is refused',
   },
   account_exists: {
-    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
-    description: 'creating an account under a name already taken',
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'creating an account under a name already taken (`accounts create`, POST /admin/v1/accounts)',
   },
   job_already_ended: {
-    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
-    description: '`jobs cancel` on a job that had already ended (completed, failed or cancelled): nothing changed',
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'cancelling a job that had already ended (completed, failed or cancelled; `jobs cancel`, POST /admin/v1/jobs/:id/cancel): nothing changed',
   },
   // Operator controls (issue 18)
   account_disabled: {
@@ -169,8 +169,8 @@ export const errorCatalog = {
     description: '`balance refund` of a charge that was already refunded: nothing written',
   },
   adjustment_refused: {
-    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
-    description: '`balance adjust` taking more than the available money (balance minus held): nothing written',
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'an adjustment taking more than the available money (balance minus held; `balance adjust`, POST /admin/v1/accounts/:id/adjust): nothing written',
   },
   // Key controls (issue 18 item 1: keys create/update --expires, --models, --allow-ips, --budget)
   api_key_expired: {

@@ -55,6 +55,11 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof BlobStoreUnavailableError) return storageUnavailable();
   if (error instanceof BlobMissingError) return fileContentMissing(error.fileId);
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  // Operator changes: the CLI's and the admin API's (/admin/v1) alike.
+  if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
+  if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
+  if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message);
+  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 
@@ -72,9 +77,6 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (!(error instanceof Error)) return undefined;
   if (error instanceof ConfigError) return new GatewayError('config_invalid', error.message);
   if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
-  if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
-  if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
-  if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message);
   if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
   if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof AmbiguousChargeError) return new GatewayError('invalid_argument', error.message);
@@ -86,7 +88,6 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof KeyPolicyFormatError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
-  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof InvalidAdminTokenNameError) return new GatewayError('invalid_argument', error.message);
   return undefined;

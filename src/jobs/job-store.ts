@@ -10,6 +10,7 @@
 //   the same transaction — all of them or none.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { writeAudit, type AuditEntry } from '../audit/audit-log.js';
 import { HoldClosedError } from '../billing/errors.js';
 import type { UsageOfCharge } from '../billing/hold-statements.js';
 import type { KeyBudget, Ledger } from '../billing/ledger.js';
@@ -315,6 +316,8 @@ export class JobStore {
       errorMessage?: string;
       upstreamStatus?: string;
       mediaSeconds?: JobMediaSeconds;
+      /** An operator's change: its audit row, written only when the job did end here. */
+      audit?: AuditEntry;
     },
   ): Promise<boolean> {
     const now = this.now();
@@ -335,6 +338,7 @@ export class JobStore {
         updated_at: now,
       });
       if (updated === 0) return; // already ended elsewhere (or the lease moved on): nothing to do
+      if (outcome.audit) await writeAudit(trx, outcome.audit, now);
       let chargedUnits = 0n;
       if (job.holdId) {
         if (outcome.status === 'completed') {
@@ -363,10 +367,12 @@ export class JobStore {
   }
 
   /** Cancels an active job (operator's `jobs cancel`): the hold is released. False when it had already ended. */
-  async cancel(id: string): Promise<boolean> {
+  /** `actor`: who cancels (the CLI, the admin API); its `job.cancel` audit row is written with the change. */
+  async cancel(id: string, audit?: { actor: string }): Promise<boolean> {
     const job = await this.get(null, id);
     if (!job) return false;
-    return this.fail(job, null, { status: 'cancelled', code: 'cancelled', message: 'the job was cancelled by the operator' });
+    const entry = audit && { actor: audit.actor, action: 'job.cancel' as const, target: job.id, accountId: job.accountId, details: { kind: job.kind, model: job.model, status_before: job.status } };
+    return this.finish(job, null, { status: 'cancelled', errorCode: 'cancelled', errorMessage: 'the job was cancelled by the operator', audit: entry });
   }
 }
 

@@ -21,6 +21,11 @@ export class JobAlreadyEndedError extends Error {
   }
 }
 
+/** A job in a list (`jobs ls`, GET /admin/v1/jobs): its public object plus kind and account. */
+export function presentJobSummary(job: Job, fileTtlMs: number) {
+  return { ...publicJobObject(job, { fileTtlMs }), kind: job.kind, account_id: job.accountId };
+}
+
 export function presentJob(job: Job, fileTtlMs: number): Record<string, unknown> {
   return {
     ...publicJobObject(job, { fileTtlMs }),
