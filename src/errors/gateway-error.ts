@@ -18,6 +18,8 @@ export interface GatewayErrorOptions {
   readonly anthropicMessage?: string;
   /** Only `invalid_request`: the status the body parser or router gave (400, 405, 415). */
   readonly status?: number;
+  /** An upstream's failure behind it: the upstream's status (`502`, `timeout`, …), kept in the request log. */
+  readonly upstreamStatus?: string;
 }
 
 export class GatewayError extends Error {

@@ -2,6 +2,7 @@
 // (handlers, the access log, the request log).
 import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
+import type { GatewayError } from '../errors/gateway-error.js';
 import type { ServerServices } from '../services.js';
 import type { ClientAddresses } from './client-address.js';
 
@@ -27,6 +28,8 @@ export interface RequestState {
   /** The provider of the last upstream route tried, when one was. */
   provider?: string;
   chargedUnits: bigint;
+  /** The error a request was answered with, also when it went out inside a stream (the request log keeps it). */
+  failure?: GatewayError;
 }
 
 export type Context = ParameterizedContext<RequestState> & {

@@ -44,6 +44,13 @@ export interface RequestLogEntry {
   duration_us: number;
   charged_units: number;
   created_at: number;
+  /** The provider of the last upstream route tried, when one was. */
+  provider: string | null;
+  /** A failed request: the catalog code and message it was answered with (in the body, or in the stream after its first byte). */
+  error_code: string | null;
+  error_message: string | null;
+  /** An upstream's failure: its status (`502`, `429`, `timeout`, `connect_error`, `stream_error`). */
+  upstream_status: string | null;
 }
 
 export interface BatchedInserterOptions<Row> {
@@ -236,6 +243,10 @@ export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [
   'duration_us',
   'charged_units',
   'created_at',
+  'provider',
+  'error_code',
+  'error_message',
+  'upstream_status',
 ];
 
 export const usageRecordColumns: readonly (keyof UsageRecord)[] = [

@@ -39,7 +39,7 @@ export interface ChatInput {
   readonly requestId: string;
   readonly sink: ResponseSink;
   /** Where the access line and request log learn the model and provider, as soon as they are known (a failed request keeps them). */
-  readonly log: { model?: string; provider?: string };
+  readonly log: { model?: string; provider?: string; failure?: GatewayError };
   /** The client's address (src/http/client-address.ts), for a key with an IP allowlist read again mid-request. */
   readonly address?: string;
 }
@@ -389,6 +389,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     if (!encoder) throw upstreamFailure(failure, services.upstreamObserver);
     // After the first byte: the dialect's in-stream error, then close.
     const apiError = upstreamFailure(failure, services.upstreamObserver);
+    if (apiError instanceof GatewayError) input.log.failure = apiError; // the request log's error of a 200 that failed midway
     const type = apiError instanceof GatewayError && apiError.status < 500 ? 'invalid_request_error' : 'api_error';
     if (!(apiError instanceof GatewayError)) services.logger.error({ err: failure, request_id: requestId }, 'chat stream failed');
     sink.write(encoder.error(apiError instanceof GatewayError ? apiError.message : 'The response failed midway.', type));

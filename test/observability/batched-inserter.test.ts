@@ -51,10 +51,10 @@ testOnBackends('batched rows go in as written, in order, over several batches: n
 
 testOnBackends('request log rows with no account or key (a refused request) are written too; a failed batch is counted as dropped', async (t, { db }) => {
   const log = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent);
-  log.record({ request_id: 'req_1', account_id: null, key_id: null, method: 'POST', route: '/v1/chat/completions', model: null, status: 401, duration_us: 150, charged_units: 0, created_at: 1 });
+  log.record({ request_id: 'req_1', account_id: null, key_id: null, method: 'POST', route: '/v1/chat/completions', model: null, status: 401, duration_us: 150, charged_units: 0, created_at: 1, provider: null, error_code: 'invalid_api_key', error_message: 'Missing API key', upstream_status: null });
   await log.flush();
   const [row] = await db('request_log');
-  t.like(row, { request_id: 'req_1', account_id: null, key_id: null, model: null, status: 401 });
+  t.like(row, { request_id: 'req_1', account_id: null, key_id: null, model: null, status: 401, error_code: 'invalid_api_key', error_message: 'Missing API key', upstream_status: null, provider: null });
   // A table that is not there: not an outage, so the batch is tried a few times, then dropped,
   // counted and logged, and the inserter goes on.
   const dropped: number[] = [];
@@ -193,6 +193,10 @@ testOnBackends('a request log batch written again (its commit landed, the answer
     duration_us: 1234,
     charged_units: 0,
     created_at: 1_700_000_000_000,
+    provider: 'sim',
+    error_code: requestId === 'req_c' ? 'upstream_error' : null,
+    error_message: requestId === 'req_c' ? 'The upstream failed: overloaded' : null,
+    upstream_status: requestId === 'req_c' ? '529' : null,
   });
   const first = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
   first.record(entry('req_a'));
@@ -204,6 +208,15 @@ testOnBackends('a request log batch written again (its commit landed, the answer
   first.record(entry('req_c'));
   await first.flush();
   t.deepEqual((await db('request_log').select('request_id').orderBy('id')).map((row) => row.request_id), ['req_a', 'req_b', 'req_c']);
+  // The failure columns (20261126010000_request_log_failures) go through the same statement.
+  t.deepEqual(
+    await db('request_log').select('request_id', 'provider', 'error_code', 'error_message', 'upstream_status').orderBy('id'),
+    [
+      { request_id: 'req_a', provider: 'sim', error_code: null, error_message: null, upstream_status: null },
+      { request_id: 'req_b', provider: 'sim', error_code: null, error_message: null, upstream_status: null },
+      { request_id: 'req_c', provider: 'sim', error_code: 'upstream_error', error_message: 'The upstream failed: overloaded', upstream_status: '529' },
+    ],
+  );
 });
 
 testOnBackends('a usage record batch written again (the retry after a lost answer) adds no second record', async (t, { db }) => {

@@ -13,6 +13,11 @@ import type { Context } from '../state.js';
 
 const unitsPerRub = Number(UNITS_PER_RUB);
 
+/** request_log.error_message holds this many characters at most. */
+const maxLoggedErrorLength = 500;
+
+const truncate = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+
 export function requestContext(services: ServerServices, errorShapeFor: ErrorShapeFor) {
   const { logger, metrics, requestLog } = services;
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
@@ -41,6 +46,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
         ctx.res.end();
         return;
       }
+      ctx.state.failure = refusal;
       ctx.status = refusal.status;
       ctx.body = errorShapeFor(ctx._matchedRoute, ctx.path)(refusal, requestId);
       for (const [name, value] of Object.entries(refusal.options.headers ?? {})) ctx.set(name, value);
@@ -74,6 +80,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       // The cabinet's requests through the account's cabinet key are logged too: its playground
       // charges name their key in the history by this row (src/cabinet-api/history.ts).
       if (ctx.path.startsWith('/v1/') || (key !== undefined && ctx.path.startsWith('/cabinet/api/'))) {
+        const failure = ctx.state.failure;
         requestLog.record({
           request_id: requestId,
           account_id: key?.accountId ?? null,
@@ -84,7 +91,12 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
           status: ctx.status,
           duration_us: durationUs,
           charged_units: unitsToSql(ctx.state.chargedUnits),
-          created_at: Date.now(),
+          created_at: services.now(),
+          provider: ctx.state.provider ?? null,
+          error_code: failure?.code ?? null,
+          // As the client read it (an upstream's message already redacted), cut to the column.
+          error_message: failure ? truncate(failure.message, maxLoggedErrorLength) : null,
+          upstream_status: failure?.options.upstreamStatus ?? null,
         });
       }
     }
