@@ -166,7 +166,7 @@ export async function openServerServices(
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
-  const upstreamObserver = new UpstreamObserver(metrics, base.logger, { secrets: [...upstreams.values()].map((upstream) => upstream.apiKey), models: base.catalog.models });
+  const upstreamObserver = new UpstreamObserver(metrics, base.logger, { secrets: [...upstreams.values()].map((upstream) => upstream.apiKey), models: base.catalog.models, now: base.now });
   const recordOptions = (table: string) => {
     metrics.recordsDropped.inc({ table }, 0); // the series exists (at 0) before anything is lost
     return {

@@ -1,13 +1,15 @@
 // What the gateway sees of its upstreams, for operators: one warn line per failed upstream call
 // (chat, media, job submit/poll/download) with provider, route, model, upstream status, the
 // vendor's message (shortened, secrets redacted), attempt and the fallback taken; and the
-// upstream metrics (latency, time to first token, errors by status). The label sets of the hot
-// metrics are made once per (provider, model) pair and reused, so a request adds no allocation.
+// upstream metrics (latency, time to first token, errors by status); and the recent health of
+// each route for the admin API (route-health.ts, this process's own). The label sets of the hot
+// metrics and the routes' keys are made once and reused, so a request adds no allocation.
 import type { Route } from '../catalog/catalog.js';
 import { routeKey, type RouteAttempt } from '../pipeline/route-fallback.js';
 import { UpstreamError } from '../vendors/types.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { RouteHealth } from './route-health.js';
 
 /** The vendor's message is cut to this many characters in the log line. */
 export const maxLoggedMessageLength = 300;
@@ -75,16 +77,26 @@ export class UpstreamObserver {
   private readonly pairs = new Map<string, PairLabels>();
   /** The labels of each configured route (the catalog's own Route objects), found without building a key. */
   private readonly byRoute = new WeakMap<Route, PairLabels>();
+  /** Each configured route's key ("provider:model"), made at start. */
+  private readonly routeKeys = new WeakMap<Route, string>();
   private readonly secrets: readonly string[];
+  /** Calls, failures and latency per route over the last minutes, in this process (GET /admin/v1/upstreams). */
+  readonly health: RouteHealth;
 
   constructor(
     private readonly metrics: Metrics,
     private readonly logger: Logger,
-    options: { secrets: Iterable<string | undefined>; models: readonly { readonly id: string; readonly routes: readonly Route[] }[] },
+    options: { secrets: Iterable<string | undefined>; models: readonly { readonly id: string; readonly routes: readonly Route[] }[]; now?: () => number },
   ) {
     // Longest first: a key that contains another is redacted whole.
     this.secrets = [...options.secrets].filter((secret): secret is string => typeof secret === 'string' && secret.length > 0).sort((a, b) => b.length - a.length);
-    for (const model of options.models) for (const route of model.routes) this.byRoute.set(route, this.labelsOf(route.provider.name, model.id));
+    for (const model of options.models) {
+      for (const route of model.routes) {
+        this.byRoute.set(route, this.labelsOf(route.provider.name, model.id));
+        this.routeKeys.set(route, routeKey(route));
+      }
+    }
+    this.health = new RouteHealth(options.now);
   }
 
   /** The labels of a route of `model`: made at start, looked up by the route object. */
@@ -121,6 +133,7 @@ export class UpstreamObserver {
   attempted(context: { readonly operation: string; readonly model: string; readonly requestId?: string; readonly jobId?: string }, outcome: RouteAttempt): void {
     const { route } = outcome;
     this.metrics.upstreamDuration.observe(this.labelsOfRoute(route, context.model), outcome.seconds);
+    this.health.called(this.routeKeys.get(route) ?? routeKey(route), outcome.seconds);
     if (outcome.error === undefined) return;
     this.failure({
       ...context,
@@ -137,6 +150,15 @@ export class UpstreamObserver {
     const status = upstreamStatusOf(failure.error);
     this.metrics.upstreamErrors.inc({ provider: failure.provider, model: failure.model, status });
     const error = failure.error as (Error & { upstreamType?: string }) | undefined;
+    const message = this.redact(error instanceof Error ? error.message : String(failure.error));
+    this.health.failed(`${failure.provider}:${failure.upstreamModel}`, {
+      status,
+      message,
+      model: failure.model,
+      operation: failure.operation,
+      requestId: failure.requestId ?? null,
+      jobId: failure.jobId ?? null,
+    });
     this.logger.warn(
       {
         ...(failure.requestId === undefined ? {} : { request_id: failure.requestId }),
@@ -147,7 +169,7 @@ export class UpstreamObserver {
         model: failure.model,
         upstream_status: status,
         ...(error instanceof UpstreamError && error.upstreamType ? { upstream_type: this.redact(error.upstreamType, 100) } : {}),
-        upstream_message: this.redact(error instanceof Error ? error.message : String(failure.error)),
+        upstream_message: message,
         attempt: failure.attempt,
         fallback: failure.fallback,
         ...(failure.retryInMs === undefined ? {} : { retry_in_ms: failure.retryInMs }),
