@@ -22,6 +22,13 @@ import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/m
 import { upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
+import { adjustAccount, createAccount, disableAccount, enableAccount, listAccounts, showAccount, topupAccount } from './routes/admin-accounts.js';
+import { cancelJobRoute, listJobs } from './routes/admin-jobs.js';
+import { createKey, listKeys, revokeKey } from './routes/admin-keys.js';
+import { adminOpenApi } from './routes/admin-openapi.js';
+import { listAudit, usageReportRoute } from './routes/admin-reports.js';
+import { listRequestLog } from './routes/admin-request-log.js';
+import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
@@ -135,6 +142,25 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/cabinet/api/images/generations', auth: 'session', scope: 'images', body: 'json', handler: generateImages },
+  // The admin API (docs/admin-api.md; src/admin/openapi.ts documents each row, a test keeps them equal).
+  { method: 'GET', path: '/admin/v1/openapi.json', auth: 'none', scope: null, handler: adminOpenApi },
+  { method: 'GET', path: '/admin/v1/accounts', auth: 'admin', scope: null, handler: listAccounts },
+  { method: 'POST', path: '/admin/v1/accounts', auth: 'admin', scope: null, body: 'json', handler: createAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id', auth: 'admin', scope: null, handler: showAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/disable', auth: 'admin', scope: null, body: 'json', handler: disableAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/enable', auth: 'admin', scope: null, body: 'json', handler: enableAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/topup', auth: 'admin', scope: null, body: 'json', handler: topupAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/adjust', auth: 'admin', scope: null, body: 'json', handler: adjustAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: null, handler: listKeys },
+  { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: null, body: 'json', handler: createKey },
+  { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: null, handler: revokeKey },
+  { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: null, handler: listRequestLog },
+  { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: null, handler: listJobs },
+  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', auth: 'admin', scope: null, handler: cancelJobRoute },
+  { method: 'GET', path: '/admin/v1/upstreams', auth: 'admin', scope: null, handler: listUpstreams },
+  { method: 'GET', path: '/admin/v1/system', auth: 'admin', scope: null, handler: showSystem },
+  { method: 'GET', path: '/admin/v1/usage', auth: 'admin', scope: null, handler: usageReportRoute },
+  { method: 'GET', path: '/admin/v1/audit', auth: 'admin', scope: null, handler: listAudit },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

@@ -1,0 +1,132 @@
+// The admin API's OpenAPI 3.1 document (GET /admin/v1/openapi.json), generated from the zod
+// schemas the handlers validate with and the answer schemas the tests check every answer
+// against (schemas.ts). `adminOperations` lists every route under /admin/v1 once; a test keeps
+// it equal to the route table's /admin/v1 rows (nothing undocumented, nothing extra).
+import { z } from 'zod';
+import type { ErrorCode } from '../errors/catalog.js';
+import { errorCatalog } from '../errors/catalog.js';
+import * as schemas from './schemas.js';
+
+export interface AdminOperation {
+  readonly method: 'GET' | 'POST';
+  /** As the route table writes it (`:id` parameters). */
+  readonly path: string;
+  readonly operationId: string;
+  readonly tag: 'accounts' | 'keys' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
+  readonly summary: string;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  readonly success: { readonly status: 200 | 201; readonly schema: z.ZodType; readonly description: string };
+  /** Refusals beyond those of every admin route (401, 403). */
+  readonly errors: readonly ErrorCode[];
+  /** No credentials needed (the document itself). */
+  readonly public?: true;
+}
+
+const account = '/admin/v1/accounts/:id';
+
+export const adminOperations: readonly AdminOperation[] = [
+  { method: 'GET', path: '/admin/v1/accounts', operationId: 'listAccounts', tag: 'accounts', summary: 'Every account with its balance, held and available money', success: { status: 200, schema: schemas.accountList, description: 'the accounts, oldest first' }, errors: [] },
+  { method: 'POST', path: '/admin/v1/accounts', operationId: 'createAccount', tag: 'accounts', summary: 'Create an account (audited: account.create)', body: schemas.createAccountBody, success: { status: 201, schema: schemas.account, description: 'the new account' }, errors: ['validation_error', 'account_exists'] },
+  { method: 'GET', path: account, operationId: 'showAccount', tag: 'accounts', summary: 'One account by id or name, with its webhook signing secret and key counts', success: { status: 200, schema: schemas.accountDetail, description: 'the account' }, errors: ['not_found'] },
+  { method: 'POST', path: `${account}/disable`, operationId: 'disableAccount', tag: 'accounts', summary: 'Disable an account: its keys are refused (403 account_disabled) from their next request (audited: account.disable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was already disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/enable`, operationId: 'enableAccount', tag: 'accounts', summary: 'Enable a disabled account (audited: account.enable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was not disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/topup`, operationId: 'topupAccount', tag: 'accounts', summary: 'Add money: a topup, bonus or referral credit in the ledger (audited: balance.topup)', body: schemas.topupBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/adjust`, operationId: 'adjustAccount', tag: 'accounts', summary: 'Correct a balance by a positive or negative amount with a reason; refused when it would take more than the available money (audited: balance.adjust)', body: schemas.adjustBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found', 'adjustment_refused'] },
+  { method: 'GET', path: `${account}/keys`, operationId: 'listKeys', tag: 'keys', summary: "An account's API keys (never their secrets)", success: { status: 200, schema: schemas.keyList, description: 'the keys, oldest first' }, errors: ['not_found'] },
+  { method: 'POST', path: `${account}/keys`, operationId: 'createKey', tag: 'keys', summary: 'Create an API key; its secret is in this answer only (audited: key.create)', body: schemas.createKeyBody, success: { status: 201, schema: schemas.createdKey, description: 'the key with its secret' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: '/admin/v1/keys/:id/revoke', operationId: 'revokeKey', tag: 'keys', summary: 'Revoke an API key: refused from its next request (audited: key.revoke, once)', success: { status: 200, schema: schemas.apiKey, description: 'the key; a second revocation keeps the first time' }, errors: ['not_found'] },
+  { method: 'GET', path: '/admin/v1/request-log', operationId: 'listRequestLog', tag: 'requests', summary: "The request log, newest first, with each failure's error and upstream status", query: schemas.requestLogQuery, success: { status: 200, schema: schemas.requestLogPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/jobs', operationId: 'listJobs', tag: 'jobs', summary: 'Async jobs (videos, upscales, music) of every account, newest first', query: schemas.jobsQuery, success: { status: 200, schema: schemas.jobList, description: 'the jobs; has_more: more beyond limit' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', operationId: 'cancelJob', tag: 'jobs', summary: 'Cancel a queued or running job: its hold released, nothing charged (audited: job.cancel)', success: { status: 200, schema: schemas.cancelledJob, description: "the job as `gateway jobs show` prints it, and cancelled: true" }, errors: ['not_found', 'job_already_ended'] },
+  { method: 'GET', path: '/admin/v1/upstreams', operationId: 'listUpstreams', tag: 'status', summary: "Each upstream route's calls, failures and latency over the last 15 minutes and its pause, as the answering instance saw them", success: { status: 200, schema: schemas.upstreamList, description: 'every route of the catalog' }, errors: [] },
+  { method: 'GET', path: '/admin/v1/system', operationId: 'showSystem', tag: 'status', summary: 'Version, database, Redis and the job queue', success: { status: 200, schema: schemas.system, description: 'the state of the gateway' }, errors: [] },
+  { method: 'GET', path: '/admin/v1/usage', operationId: 'usageReport', tag: 'reports', summary: 'The `gateway usage` report: requests, tokens and RUB charged over a period, by model, key, account or day', query: schemas.usageQuery, success: { status: 200, schema: schemas.usage, description: 'the report and its totals' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/audit', operationId: 'listAudit', tag: 'reports', summary: 'The audit log of operator changes, newest first', query: schemas.auditQuery, success: { status: 200, schema: schemas.auditPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/openapi.json', operationId: 'openApiDocument', tag: 'meta', summary: 'This document (no credentials needed)', success: { status: 200, schema: z.looseObject({ openapi: z.literal('3.1.0') }), description: 'the OpenAPI 3.1 document' }, errors: [], public: true },
+];
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+/** `/admin/v1/accounts/:id` → `/admin/v1/accounts/{id}`. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+function parameters(operation: AdminOperation): JsonSchema[] {
+  const inPath = [...operation.path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: operation.path.startsWith('/admin/v1/accounts/') ? 'account id (acc_…) or name' : 'id',
+  }));
+  const inQuery = Object.entries(operation.query?.shape ?? {}).map(([name, field]) => {
+    const schema = jsonSchema(field as z.ZodType, 'input');
+    const { description, ...rest } = schema;
+    return { name, in: 'query', required: !(field as z.ZodType).safeParse(undefined).success, schema: rest, ...(description ? { description } : {}) };
+  });
+  return [...inPath, ...inQuery];
+}
+
+const errorResponse = (code: ErrorCode) => ({ description: `${code}: ${errorCatalog[code].description}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+export function openApiDocument(version: string): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of adminOperations) {
+    const responses: Record<string, unknown> = {
+      [operation.success.status]: { description: operation.success.description, content: { 'application/json': { schema: jsonSchema(operation.success.schema, 'output') } } },
+    };
+    // Every admin route: no credentials or a bad token (401), an account's session (403), and a cookie without its CSRF token on a change (403).
+    const codes: ErrorCode[] = operation.public ? [] : ['session_required', 'admin_token_invalid', 'forbidden', ...(operation.method === 'GET' ? [] : (['csrf_token_invalid'] as const))];
+    for (const code of [...codes, ...operation.errors]) {
+      const status = String(errorCatalog[code].status);
+      // One response per status: codes that share one are listed in its description.
+      const existing = responses[status] as { description: string } | undefined;
+      responses[status] = existing ? { ...existing, description: `${existing.description}; ${errorResponse(code).description}` } : errorResponse(code);
+    }
+    paths[openApiPath(operation.path)] ??= {};
+    paths[openApiPath(operation.path)]![operation.method.toLowerCase()] = {
+      operationId: operation.operationId,
+      tags: [operation.tag],
+      summary: operation.summary,
+      security: operation.public ? [] : [{ adminToken: [] }, { adminSession: [] }],
+      parameters: parameters(operation),
+      ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(operation.body, 'input') } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'gateway admin API',
+      version,
+      description:
+        'The operator\'s API (docs/admin-api.md): accounts, money, keys, the request log, jobs, upstream health, the system, usage and the audit log. ' +
+        'Every change is made through the service the `gateway` CLI uses and written to the audit log with its actor. Money is exact: RUB as decimal strings with 4 decimals.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: '/' }],
+    security: [{ adminToken: [] }, { adminSession: [] }],
+    tags: [
+      { name: 'accounts' },
+      { name: 'keys' },
+      { name: 'requests' },
+      { name: 'jobs' },
+      { name: 'status', description: 'upstream health is per instance: each process answers for the calls it made' },
+      { name: 'reports' },
+      { name: 'meta' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', bearerFormat: 'gwa_…', description: 'an admin token (`gateway admin tokens create`)' },
+        adminSession: { type: 'apiKey', in: 'cookie', name: 'gateway_session', description: 'an admin session of the web console; a request other than GET/HEAD also sends x-csrf-token' },
+      },
+      schemas: { Error: jsonSchema(schemas.errorBody, 'output') },
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// The request log as the operator reads it (GET /admin/v1/request-log): newest first, filtered
+// by status (a code, a class such as 5xx, or `error`: 400 and above), model, key and account,
+// paged by id (the next page continues below the last id seen, so pages never overlap or skip
+// while rows are added). A failed request shows the error it was answered with and, when an
+// upstream failed, the upstream's status (migrations/20261126010000_request_log_failures.ts).
+import type { Knex } from 'knex';
+import { formatRub, unitsFromSql } from '../billing/money.js';
+
+export interface RequestLogFilter {
+  /** `502`, `5xx`, or `error`. */
+  readonly status?: string;
+  readonly model?: string;
+  readonly keyId?: string;
+  readonly accountId?: string;
+  readonly limit: number;
+  /** Continue below this id (the previous page's next_cursor). */
+  readonly beforeId?: number;
+}
+
+interface RequestLogRow {
+  id: string | number;
+  request_id: string;
+  account_id: string | null;
+  key_id: string | null;
+  method: string;
+  route: string;
+  model: string | null;
+  status: string | number;
+  duration_us: string | number;
+  charged_units: string | number;
+  created_at: string | number;
+  provider: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  upstream_status: string | null;
+}
+
+export async function readRequestLog(db: Knex, filter: RequestLogFilter) {
+  const query = db<RequestLogRow>('request_log').select('*').orderBy('id', 'desc').limit(filter.limit + 1);
+  if (filter.beforeId !== undefined) query.where('id', '<', filter.beforeId);
+  if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
+  if (filter.keyId !== undefined) query.where({ key_id: filter.keyId });
+  if (filter.model !== undefined) query.where({ model: filter.model });
+  if (filter.status !== undefined) {
+    if (filter.status === 'error') query.where('status', '>=', 400);
+    else if (filter.status.endsWith('xx')) {
+      const from = Number(filter.status[0]) * 100;
+      query.where('status', '>=', from).andWhere('status', '<', from + 100);
+    } else query.where({ status: Number(filter.status) });
+  }
+  const rows: RequestLogRow[] = await query;
+  const page = rows.slice(0, filter.limit).map((row) => ({
+    id: Number(row.id),
+    request_id: row.request_id,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    method: row.method,
+    route: row.route,
+    status: Number(row.status),
+    duration_ms: Number(row.duration_us) / 1000,
+    model: row.model,
+    account_id: row.account_id,
+    key_id: row.key_id,
+    provider: row.provider,
+    charged_rub: formatRub(unitsFromSql(row.charged_units)),
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message, upstream_status: row.upstream_status },
+  }));
+  const nextCursor = rows.length > filter.limit ? String(page.at(-1)!.id) : null;
+  return { object: 'list' as const, data: page, has_more: nextCursor !== null, next_cursor: nextCursor };
+}
