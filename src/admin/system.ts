@@ -21,13 +21,13 @@ export async function systemStatus(services: ServerServices) {
   let databaseUp = true;
   let queue: { kind: string; status: 'queued' | 'in_progress'; count: number }[] = [];
   try {
-    const rows: { kind: string; status: string; n: string | number }[] = await db('jobs')
+    const rows = (await db('jobs')
       .select('kind', 'status')
       .count({ n: '*' })
       .whereIn('status', activeStatuses)
       .groupBy('kind', 'status')
       .orderBy('kind')
-      .orderBy('status');
+      .orderBy('status')) as unknown as { kind: string; status: string; n: string | number }[];
     queue = rows.map((row) => ({ kind: row.kind, status: row.status as 'queued' | 'in_progress', count: Number(row.n) }));
   } catch {
     databaseUp = false;

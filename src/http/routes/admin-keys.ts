@@ -1,6 +1,7 @@
 // /admin/v1 keys: an account's keys, a new key (its secret answered once), a revocation — the
 // services of `gateway keys ls/create/revoke`, audited with the actor.
 import * as schemas from '../../admin/schemas.js';
+import type { KeyControls } from '../../auth/api-keys.js';
 import { keyControlsFrom } from '../../auth/key-controls.js';
 import { KeyPolicyFormatError } from '../../auth/key-policy.js';
 import { allScopes } from '../../auth/scopes.js';
@@ -21,7 +22,7 @@ export const listKeys: Handler = async (ctx, { accounts, apiKeys, now }) => {
 
 export const createKey: Handler = async (ctx, { accounts, apiKeys, now }) => {
   const body = validate(schemas.createKeyBody, ctx.request.body, 'body');
-  let controls;
+  let controls: KeyControls;
   try {
     // The CLI's own reading of the controls (lists as its comma-separated text).
     controls = keyControlsFrom(
