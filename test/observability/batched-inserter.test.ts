@@ -66,7 +66,7 @@ testOnBackends('request log rows with no account or key (a refused request) are 
     maxAttempts: 3,
     onDropped: (count) => dropped.push(count),
   });
-  broken.record({ request_id: 'req_2', account_id: null, key_id: null, method: 'GET', route: '/', model: null, status: 200, duration_us: 1, charged_units: 0, created_at: 2 });
+  broken.record({ request_id: 'req_2', account_id: null, key_id: null, method: 'GET', route: '/', model: null, status: 200, duration_us: 1, charged_units: 0, created_at: 2, provider: null, error_code: null, error_message: null, upstream_status: null });
   t.is(await broken.close(10_000), 0, 'nothing was left for the stop: the batch was dropped after its attempts');
   t.is(broken.dropped, 1);
   t.deepEqual(dropped, [1]);
