@@ -6,6 +6,7 @@
 // test/suites.test.ts fails when a test file starts processes and is not listed here, or is
 // listed and does not.
 export const processSuites = [
+  'test/admin/usage-cli.test.ts',
   'test/browser/**/*.test.ts',
   'test/cabinet/cabinet-cli.test.ts',
   'test/cli/backup-restore.test.ts',

@@ -35,7 +35,7 @@ export const showAccount: Handler = async (ctx, { accounts, apiKeys }) => {
 const setDisabled =
   (disabled: boolean): Handler =>
   async (ctx, { accounts }) => {
-    const body = validate(schemas.reasonBody, ctx.request.body, 'body');
+    const body = validate(schemas.reasonBody, ctx.request.body ?? {}, 'body'); // no body: no reason
     const { account, changed } = await accounts.setDisabled(ctx.params.id!, disabled, { reason: body.reason ?? null, actor: actorOf(ctx) });
     ctx.body = { ...presentAccount(account), changed };
   };

@@ -21,7 +21,7 @@ export const listKeys: Handler = async (ctx, { accounts, apiKeys, now }) => {
 };
 
 export const createKey: Handler = async (ctx, { accounts, apiKeys, now }) => {
-  const body = validate(schemas.createKeyBody, ctx.request.body, 'body');
+  const body = validate(schemas.createKeyBody, ctx.request.body ?? {}, 'body'); // no body: every default
   let controls: KeyControls;
   try {
     // The CLI's own reading of the controls (lists as its comma-separated text).
@@ -41,10 +41,9 @@ export const createKey: Handler = async (ctx, { accounts, apiKeys, now }) => {
     throw invalid(['body', field], error.reason, (body as Record<string, unknown>)[field]);
   }
   const account = await accounts.find(ctx.params.id!);
-  const { apiKey, key } = await apiKeys.create(
-    { ...controls, accountId: account.id, scopes: body.scopes ?? [...allScopes], name: body.name ?? null, rpm: body.rpm ?? null },
-    { actor: actorOf(ctx) },
-  );
+  // In the canonical order, once each, as the CLI's parseScopes gives them.
+  const scopes = allScopes.filter((scope) => (body.scopes ?? allScopes).includes(scope));
+  const { apiKey, key } = await apiKeys.create({ ...controls, accountId: account.id, scopes, name: body.name ?? null, rpm: body.rpm ?? null }, { actor: actorOf(ctx) });
   ctx.status = 201;
   ctx.body = presentCreatedKey(apiKey, key);
 };
