@@ -98,6 +98,7 @@ export const apiKey = z.strictObject({
   created_at: isoTime,
   last_used_at: nullableIso,
   revoked_at: nullableIso,
+  purpose: z.enum(['api', 'cabinet']).describe("cabinet: the key the account's web cabinet acts through"),
   status: z.enum(['active', 'revoked', 'expired']),
 });
 export const keyList = z.strictObject({ object: z.literal('list'), data: z.array(apiKey), has_more: z.literal(false) });
