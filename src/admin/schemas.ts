@@ -239,6 +239,10 @@ const usageCounts = {
   output_tokens: z.number().int(),
   reasoning_tokens: z.number().int(),
   media_requests: z.number().int(),
+  images: z.number().int(),
+  characters: z.number().int().describe('characters of speech'),
+  audio_seconds: z.number().describe('seconds of audio transcribed or made'),
+  video_seconds: z.number().describe('seconds of video made'),
   charged_rub: rubText,
 };
 export const usage = z.strictObject({
