@@ -43,13 +43,13 @@ export const createKey: Handler = async (ctx, { accounts, apiKeys, now }) => {
   const account = await accounts.find(ctx.params.id!);
   // In the canonical order, once each, as the CLI's parseScopes gives them.
   const scopes = allScopes.filter((scope) => (body.scopes ?? allScopes).includes(scope));
-  const { apiKey, key } = await apiKeys.create({ ...controls, accountId: account.id, scopes, name: body.name ?? null, rpm: body.rpm ?? null }, { actor: actorOf(ctx) });
+  const { apiKey, key } = await apiKeys.create({ ...controls, accountId: account.id, scopes, name: body.name ?? null, rpm: body.rpm ?? null, audit: { actor: actorOf(ctx) } });
   ctx.status = 201;
   ctx.body = presentCreatedKey(apiKey, key);
 };
 
 /** Revoking a revoked key changes nothing (its first revocation time stays) and writes no audit row. */
 export const revokeKey: Handler = async (ctx, { apiKeys, now }) => {
-  const apiKey = await apiKeys.revoke(ctx.params.id!, { actor: actorOf(ctx) });
+  const apiKey = await apiKeys.revoke(ctx.params.id!, { audit: { actor: actorOf(ctx) } });
   ctx.body = { ...presentKey(apiKey), status: keyStatus(apiKey, now()) };
 };
