@@ -132,19 +132,7 @@ function Chat(props: { models: CatalogModel[] }) {
                 ))}
               </select>
             </label>
-            {efforts.length > 0 && (
-              <label>
-                {t('playground.effort')}
-                <select value={effort} onChange={(event) => setEffort(event.currentTarget.value)}>
-                  <option value="">{t('playground.default')}</option>
-                  {efforts.map((value) => (
-                    <option key={value} value={value}>
-                      {value}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
+            <OptionalChoice label={t('playground.effort')} choices={efforts} value={effort} onChange={setEffort} />
             <label>
               {t('playground.message')}
               <textarea rows={3} value={input} onInput={(event) => setInput(event.currentTarget.value)} required />
@@ -189,6 +177,25 @@ interface ImageRequest {
   n: number;
   size?: string;
   quality?: string;
+}
+
+/** A choice the model may offer (effort, size, quality): absent when it offers none; empty means the default. */
+function OptionalChoice(props: { label: string; choices: readonly string[]; value: string; onChange: (value: string) => void }) {
+  const { t } = useI18n();
+  if (props.choices.length === 0) return null;
+  return (
+    <label>
+      {props.label}
+      <select value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+        <option value="">{t('playground.default')}</option>
+        {props.choices.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }
 
 function ImageGeneration(props: { models: CatalogModel[] }) {
@@ -257,32 +264,8 @@ function ImageGeneration(props: { models: CatalogModel[] }) {
             <textarea rows={3} value={prompt} required onInput={(event) => setPrompt(event.currentTarget.value)} />
           </label>
           <div class="row">
-            {sizes.length > 0 && (
-              <label>
-                {t('playground.size')}
-                <select value={size} onChange={(event) => setSize(event.currentTarget.value)}>
-                  <option value="">{t('playground.default')}</option>
-                  {sizes.map((value) => (
-                    <option key={value} value={value}>
-                      {value}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
-            {qualities.length > 0 && (
-              <label>
-                {t('playground.quality')}
-                <select value={quality} onChange={(event) => setQuality(event.currentTarget.value)}>
-                  <option value="">{t('playground.default')}</option>
-                  {qualities.map((value) => (
-                    <option key={value} value={value}>
-                      {value}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
+            <OptionalChoice label={t('playground.size')} choices={sizes} value={size} onChange={setSize} />
+            <OptionalChoice label={t('playground.quality')} choices={qualities} value={quality} onChange={setQuality} />
             <label>
               {t('playground.count')}
               <input type="number" min={1} max={4} value={n} onInput={(event) => setN(Math.min(4, Math.max(1, Number(event.currentTarget.value) || 1)))} />
