@@ -5,7 +5,8 @@
 // plays a video, chats and generates an image in the playground (the price quoted first),
 // revokes the key (the SDK's next call is 401). No page logs a console error, and axe-core
 // finds no serious or critical violation on any main page. A cookie-authenticated change
-// without the CSRF token is refused. The language follows the browser, the switch is kept.
+// without the CSRF token is refused. The language follows the browser, the switch is kept,
+// and an amount is written the language's way. (Stored media: account-media.test.ts.)
 // (Code passed to page.evaluate runs in the page; the tests' TypeScript has no DOM types, so
 // its elements are `any` here.)
 import OpenAI from 'openai';
@@ -43,7 +44,7 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   t.is(new URL(page.url()).pathname, '/cabinet/');
   t.is(new URL(page.url()).hash, '');
-  t.true((await page.locator('.figures').first().innerText()).includes('100.0000 ₽'), 'the balance as the ledger holds it');
+  t.true((await page.locator('.figures').first().innerText()).includes('100.0000\u00a0₽'), 'the balance as the ledger holds it');
   await checkAccessibility('overview');
 
   // A key made in the page, its secret shown once.
@@ -76,7 +77,7 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   await imageCharge.waitFor();
   const expected = await ledgerAmount(database, account.id, 'sim/image');
   t.true(expected.startsWith('-'));
-  t.is(await imageCharge.locator('td.number').first().innerText(), `${expected} ₽`);
+  t.is(await imageCharge.locator('td.number').first().innerText(), `${expected}\u00a0₽`);
   await page.getByLabel('Kind').selectOption('topup');
   await page.getByRole('button', { name: 'Apply' }).click();
   await eventually(async () => (await page.locator('tbody tr').count()) === 1 && (await page.locator('tbody tr[data-kind="topup"]').count()) === 1, { what: 'only the top-up is listed' });
@@ -128,8 +129,8 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   await imagePanel.getByRole('button', { name: 'Get the price' }).click();
   const quote = imagePanel.getByRole('status');
   await quote.waitFor();
-  t.is(await quote.innerText(), '1 × 3.78 ₽ = 3.7800 ₽ ($0.042)', 'the unit price as the catalog states it, the total as charged');
-  await imagePanel.getByRole('button', { name: 'Generate for 3.7800 ₽' }).click();
+  t.is(await quote.innerText(), '1 × 3.78\u00a0₽ = 3.7800\u00a0₽ ($0.042)', 'the unit price as the catalog states it, the total as charged');
+  await imagePanel.getByRole('button', { name: 'Generate for 3.7800\u00a0₽' }).click();
   await eventually(() => imagePanel.locator('.generated img').evaluate((img: any) => img.complete && img.naturalWidth > 0), { what: 'the generated image shows' });
   await checkAccessibility('playground (after use)');
   t.is(await ledgerAmount(database, account.id, 'sim/image'), '-3.7800', 'the quote was the charge');
@@ -154,14 +155,17 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   t.deepEqual(errors, [], 'no console error or uncaught exception on any page');
 });
 
-testInBrowser('a cookie-authenticated change without the CSRF token is refused (403 csrf_token_invalid), with it accepted; the language follows the browser and the switch is kept', async (t, database, browser) => {
+testInBrowser('a cookie-authenticated change without the CSRF token is refused (403 csrf_token_invalid), with it accepted; the language follows the browser, the switch is kept, and amounts are written the language\'s way', async (t, database, browser) => {
   const gateway = await startCabinetGateway(t, database);
   const name = `csrf-${database.backend}`;
   await gateway.cli(['accounts', 'create', name]);
+  await gateway.cli(['balance', 'topup', '--account', name, '--amount', '1234.56']);
   const { page, context, errors } = await openPage(browser, { locale: 'ru-RU' });
   await page.goto(await gateway.link({ account: name }));
   await page.getByRole('heading', { level: 1, name: 'Обзор' }).waitFor();
   t.is(await page.evaluate(() => (globalThis as any).document.documentElement.lang), 'ru');
+  const balance = page.locator('.figures .figure').first().locator('dd');
+  t.is(await balance.innerText(), '1\u00a0234,5600\u00a0₽', 'Russian: no-break space between thousands, decimal comma, no-break space before ₽');
 
   // The browser's cookie, without and with the token the session gave the page.
   const without = await context.request.post(`${gateway.url}/cabinet/api/keys`, { data: { name: 'forged', scopes: ['chat'] }, failOnStatusCode: false });
@@ -180,6 +184,7 @@ testInBrowser('a cookie-authenticated change without the CSRF token is refused (
   await page.reload();
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   t.is(await page.evaluate(() => (globalThis as any).document.documentElement.lang), 'en');
+  t.is(await balance.innerText(), '1,234.5600\u00a0₽', 'English: comma between thousands, decimal point');
 
   // Signing out ends the session: the next load shows how to sign in.
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -47,7 +47,7 @@ testInBrowser('the operator logs in from an admin link, tops up an account with 
   await client.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History', exact: true }).click();
   const row = client.page.locator('tr[data-kind="topup"]');
   await row.waitFor();
-  t.is(await row.locator('td.number').first().innerText(), '250.5000 ₽');
+  t.is(await row.locator('td.number').first().innerText(), '250.5000\u00a0₽');
   t.true((await row.innerText()).includes('invoice 42'));
   t.deepEqual([...operator.errors, ...client.errors], [], 'no console error or uncaught exception');
 });

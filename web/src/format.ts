@@ -1,21 +1,36 @@
 // How values are shown. Money arrives from the server as exact decimal strings (the ledger's
-// formatRub) and is shown as such: nothing here computes money, only the decimal separator
-// follows the language. Times: the OpenAI-shaped lists give Unix seconds, other fields
-// milliseconds or ISO strings; dateOf reads all three.
-import type { Language } from './i18n/index.js';
+// formatRub) and is shown as such: nothing here computes money — the digits are regrouped as
+// text, never parsed into a number, so no amount is rounded. Separators follow the language as
+// Intl.NumberFormat writes them (en: 1,234.5; ru: 1 234,5 with a no-break space), so money,
+// counts and sizes read alike on one page; the unit sign is joined by a no-break space.
+// Times: the OpenAI-shaped lists give Unix seconds, other fields milliseconds or ISO strings;
+// dateOf reads all three.
+import type { Language } from './i18n/language.js';
 
 const locales: Record<Language, string> = { en: 'en-GB', ru: 'ru-RU' };
+const groupSeparators: Record<Language, string> = { en: ',', ru: '\u00a0' };
+const decimalSeparators: Record<Language, string> = { en: '.', ru: ',' };
+const noBreakSpace = '\u00a0';
 
-/** "12.3400" → "12.3400 ₽" (en) / "12,3400 ₽" (ru): the same digits, never rounded. */
-export function formatRub(value: string | null | undefined, language: Language): string {
-  if (value === null || value === undefined || value === '') return '—';
-  return `${language === 'ru' ? value.replace('.', ',') : value} ₽`;
+/** "-1234.5600" → "-1,234.5600" (en) / "-1 234,5600" (ru): the same digits; anything else as given. */
+export function formatDecimal(value: string, language: Language): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) return value;
+  const [, sign, whole, fraction] = match;
+  const grouped = whole!.replace(/\B(?=(\d{3})+$)/g, groupSeparators[language]);
+  return fraction === undefined ? `${sign}${grouped}` : `${sign}${grouped}${decimalSeparators[language]}${fraction}`;
 }
 
-/** A USD price as given (exact string), or a dash when the gateway has no rate. */
-export function formatUsd(value: string | null | undefined): string {
+/** "1234.5600" → "1,234.5600 ₽" (en) / "1 234,5600 ₽" (ru), never rounded; a dash for none. */
+export function formatRub(value: string | null | undefined, language: Language): string {
   if (value === null || value === undefined || value === '') return '—';
-  return `$${value}`;
+  return `${formatDecimal(value, language)}${noBreakSpace}₽`;
+}
+
+/** A USD price as given (exact string): "$0.042" (en) / "0,042 $" (ru); a dash when the gateway has no rate. */
+export function formatUsd(value: string | null | undefined, language: Language): string {
+  if (value === null || value === undefined || value === '') return '—';
+  return language === 'ru' ? `${formatDecimal(value, 'ru')}${noBreakSpace}$` : `$${formatDecimal(value, 'en')}`;
 }
 
 /** Below 10^11 a number is Unix seconds (that is the year 5138 in milliseconds). */
@@ -48,5 +63,5 @@ export function formatBytes(bytes: number, language: Language): string {
     unit++;
   }
   const digits = unit === 0 || value >= 100 ? 0 : 1;
-  return `${new Intl.NumberFormat(locales[language], { maximumFractionDigits: digits }).format(value)} ${units[unit]}`;
+  return `${new Intl.NumberFormat(locales[language], { maximumFractionDigits: digits }).format(value)}${noBreakSpace}${units[unit]}`;
 }

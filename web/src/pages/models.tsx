@@ -62,7 +62,7 @@ export function ModelsPage() {
                         {row.variant && <span class="muted"> · {row.variant === 'default' ? t('models.otherwise') : row.variant}</span>}
                       </td>
                       <td class="number">{formatRub(row.rub, language)}</td>
-                      <td class="number">{formatUsd(row.usd)}</td>
+                      <td class="number">{formatUsd(row.usd, language)}</td>
                     </tr>
                   ))}
                 </tbody>

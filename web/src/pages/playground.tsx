@@ -297,7 +297,7 @@ function ImageGeneration(props: { models: CatalogModel[] }) {
                 n: currentQuote.n,
                 unit: formatRub(currentQuote.unit_price_rub, language),
                 price: formatRub(currentQuote.price_rub, language),
-                usd: formatUsd(currentQuote.price_usd),
+                usd: formatUsd(currentQuote.price_usd, language),
               })}
             </p>
           )}
