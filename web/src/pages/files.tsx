@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, queryString } from '../api.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatBytes, formatDateTime } from '../format.js';
 import { useI18n } from '../i18n/index.js';
@@ -101,16 +102,10 @@ export function FilesPage() {
                             <span class="visually-hidden"> {name}</span>
                           </button>
                         )}
-                        <button
-                          type="button"
-                          class="danger"
-                          onClick={() => {
-                            if (confirm(t('files.deleteConfirm', { name }))) void act(() => api(`/cabinet/api/files/${file.id}`, { method: 'DELETE' }));
-                          }}
-                        >
+                        <ConfirmButton question={t('files.deleteConfirm', { name })} onConfirmed={() => act(() => api(`/cabinet/api/files/${file.id}`, { method: 'DELETE' }))}>
                           {t('common.delete')}
                           <span class="visually-hidden"> {name}</span>
-                        </button>
+                        </ConfirmButton>
                       </td>
                     </tr>
                   );

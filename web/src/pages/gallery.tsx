@@ -5,6 +5,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, queryString } from '../api.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
@@ -94,15 +95,11 @@ export function GalleryPage() {
                     {t('gallery.keep')}
                   </button>
                 )}
-                {available(generation) && <button
-                  type="button"
-                  class="danger"
-                  onClick={() => {
-                    if (confirm(t('gallery.deleteConfirm'))) void act(() => api(`/cabinet/api/generations/${generation.type}/${generation.id}`, { method: 'DELETE' }));
-                  }}
-                >
-                  {t('common.delete')}
-                </button>}
+                {available(generation) && (
+                  <ConfirmButton question={t('gallery.deleteConfirm')} onConfirmed={() => act(() => api(`/cabinet/api/generations/${generation.type}/${generation.id}`, { method: 'DELETE' }))}>
+                    {t('common.delete')}
+                  </ConfirmButton>
+                )}
               </div>
             </li>
           ))}

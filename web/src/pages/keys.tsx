@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { CopyButton, ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { formatDateTime } from '../format.js';
 import { useI18n } from '../i18n/index.js';
@@ -227,14 +228,9 @@ function WebhookSecret() {
             {t('keys.webhookShow')}
           </button>
         )}
-        <button
-          type="button"
-          onClick={() => {
-            if (confirm(t('keys.webhookRotateConfirm'))) void run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }));
-          }}
-        >
+        <ConfirmButton plain question={t('keys.webhookRotateConfirm')} onConfirmed={() => run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }))}>
           {t('keys.webhookRotate')}
-        </button>
+        </ConfirmButton>
       </div>
     </section>
   );
