@@ -3,27 +3,10 @@
 // higher ids, so pages taken during concurrent inserts never overlap or skip.
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../util/invalid-cursor-error.js';
+import type { HistoryItem, HistoryPage } from './history-item.js';
 import { formatRub, unitsFromSql } from './money.js';
 
-export interface HistoryItem {
-  id: string;
-  object: 'balance.transaction';
-  /** Unix seconds, like every `created_at` of the OpenAI-shaped API. */
-  created_at: number;
-  kind: string;
-  amount_rub: string;
-  balance_after_rub: string;
-  model: string | null;
-  description: string | null;
-  request_id: string | null;
-}
-
-export interface HistoryPage {
-  object: 'list';
-  data: HistoryItem[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type { HistoryItem, HistoryPage } from './history-item.js';
 
 /** The opaque cursor of a history page (also the cabinet's filtered history: src/cabinet-api/history.ts). */
 export const encodeHistoryCursor = (id: string) => Buffer.from(`txn:${id}`).toString('base64url');

@@ -9,9 +9,10 @@
 // records). Credits name no key.
 import type { Knex } from 'knex';
 import { creditKinds, type TransactionKind } from '../billing/ledger.js';
-import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type HistoryItem, type TransactionRow } from '../billing/history.js';
+import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type TransactionRow } from '../billing/history.js';
 import { formatRub, unitsFromSql } from '../billing/money.js';
 import { csvLine } from '../billing/usage-report.js';
+import type { CabinetHistoryItem, CabinetHistoryPage } from './answers.js';
 
 export const transactionKinds: readonly TransactionKind[] = ['charge', ...creditKinds];
 
@@ -24,18 +25,6 @@ export interface HistoryFilter {
   readonly since?: number;
   /** Ms since the epoch, exclusive. */
   readonly until?: number;
-}
-
-export interface CabinetHistoryItem extends HistoryItem {
-  readonly key_id: string | null;
-  readonly key_name: string | null;
-}
-
-export interface CabinetHistoryPage {
-  object: 'list';
-  data: CabinetHistoryItem[];
-  has_more: boolean;
-  next_cursor: string | null;
 }
 
 interface KeyedRow extends TransactionRow {

@@ -9,20 +9,9 @@ import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
 import type { Ledger } from '../billing/ledger.js';
 import { formatRub, unitsFromSql } from '../billing/money.js';
+import type { Overview } from './answers.js';
 
 export const dayMs = 86_400_000;
-
-export interface Overview {
-  balance_rub: string;
-  held_rub: string;
-  available_rub: string;
-  spend: { today_rub: string; days_7_rub: string; days_30_rub: string };
-  by_model: { model: string | null; rub: string; requests: number }[];
-  by_day: { day: string; rub: string }[];
-  /** The period by_model and by_day cover: [since, until) as ISO 8601 UTC. */
-  since: string;
-  until: string;
-}
 
 type Sum = string | number | bigint | null;
 

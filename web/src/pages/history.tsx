@@ -1,32 +1,13 @@
 // History: the account's ledger, newest first, filtered by kind, model, key and dates, paged
 // by the server's cursor; the CSV link exports every row matching the same filters.
 import { useState } from 'preact/hooks';
+import type { CabinetHistoryItem, CabinetHistoryPage } from '../../../src/cabinet-api/answers.js';
 import { api, queryString } from '../api.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
 import type { ApiKeyRow } from './keys.js';
-
-export interface HistoryItem {
-  id: string;
-  created_at: number;
-  kind: string;
-  amount_rub: string;
-  balance_after_rub: string;
-  model: string | null;
-  description: string | null;
-  request_id: string | null;
-  /** The key whose request caused it (charges and their refunds); credits name none. */
-  key_id?: string | null;
-  key_name?: string | null;
-}
-
-interface HistoryPage {
-  data: HistoryItem[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
 
 export const ledgerKinds = ['charge', 'refund', 'topup', 'bonus', 'referral', 'adjustment'] as const;
 
@@ -48,7 +29,7 @@ export function HistoryPage() {
   const pages = useCursorPages();
   const keys = useLoad(() => api<{ data: ApiKeyRow[] }>('/cabinet/api/keys'), []);
   const query = serverFilters(filters);
-  const page = useLoad(() => api<HistoryPage>(`/cabinet/api/history${queryString({ ...query, limit: pageSize, cursor: pages.cursor })}`), [filters, pages.cursor]);
+  const page = useLoad(() => api<CabinetHistoryPage>(`/cabinet/api/history${queryString({ ...query, limit: pageSize, cursor: pages.cursor })}`), [filters, pages.cursor]);
   const csvHref = `/cabinet/api/history${queryString({ ...query, format: 'csv' })}`;
   const field = (name: keyof Filters) => ({
     value: draft[name],
@@ -181,6 +162,6 @@ function serverFilters(filters: Filters): Filters {
   return { ...filters, until: next.toISOString().slice(0, 10) };
 }
 
-function keyLabel(item: HistoryItem): string {
+function keyLabel(item: CabinetHistoryItem): string {
   return item.key_name ?? item.key_id ?? '—';
 }

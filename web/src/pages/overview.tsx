@@ -1,21 +1,13 @@
 // Overview: balance, held and available, spend today / 7 / 30 days, and spend by day and by
 // model as bar charts — every figure as GET /cabinet/api/overview gives it (from the ledger
 // and the usage records).
+import type { Overview } from '../../../src/cabinet-api/answers.js';
 import { api } from '../api.js';
 import { BarChart } from '../components/bar-chart.js';
 import { ErrorMessage, Link, Loading, PageHeading } from '../components/common.js';
 import { useLoad } from '../data.js';
 import { formatNumber, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
-
-export interface Overview {
-  balance_rub: string;
-  held_rub: string;
-  available_rub: string;
-  spend: { today_rub: string; days_7_rub: string; days_30_rub: string };
-  by_model: { model: string | null; rub: string; requests: number }[];
-  by_day: { day: string; rub: string }[];
-}
 
 export function OverviewPage() {
   const { t, language } = useI18n();
