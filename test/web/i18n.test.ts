@@ -28,6 +28,6 @@ test('the language: the stored choice, else the first browser language we have, 
 
 test('messages are filled in by name; an unknown placeholder stays visible', (t) => {
   t.is(translate('en', 'common.error', { message: 'boom' }), 'Error: boom');
-  t.is(translate('ru', 'files.quotaUsed', { used: '1 МБ', quota: '1 ГБ' }), 'Сохранённые файлы занимают 1 МБ из 1 ГБ');
+  t.is(translate('ru', 'files.quotaUsed', { used: '1 МБ', quota: '1 ГБ' }), 'Файлы на бессрочном хранении занимают 1 МБ из 1 ГБ');
   t.is(translate('en', 'common.error'), 'Error: {message}');
 });

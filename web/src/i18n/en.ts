@@ -175,7 +175,7 @@ export const en = {
   'playground.toGallery': 'All images are in the gallery',
 
   'models.title': 'Models & prices',
-  'models.help': 'Prices as the gateway charges them, per unit; a charge is rounded up to 0.0001 ₽ once per request.',
+  'models.help': 'Prices as the gateway charges them, per unit; a charge is rounded up to 0.0001\u00a0₽ once per request.',
   'models.type': 'Type',
   'models.unit': 'Unit',
   'models.otherwise': 'otherwise',
