@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ExecutionContext } from 'ava';
+import { mp4Video } from '../../src/sim/media/mp4.js';
 import { patternPng } from '../../src/sim/media/png.js';
 import { BlobStoreUnavailableError } from '../../src/storage/blob-store.js';
 import { assertLedgerInvariants, type TestDatabase, testOnBackends } from '../helpers/backends.js';
@@ -155,6 +156,63 @@ testOnBackends('s3: every file, generation and job input/output path works again
   t.deepEqual(await objects(), [`gw/${imageRow.storage_key}`], 'only the kept image is left in the bucket');
   t.deepEqual((await getBytes(gateway, client.key, `/v1/files/${imageRow.id}/content`)).bytes, png);
   t.deepEqual(await charges(database, client.accountId), [9_900n, 378_000n, 72_000n]);
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
+testOnBackends('s3: image edits and upscales store their results, a video upscale its input and its result, in the bucket', async (t, database) => {
+  const { gateway, client, objects } = await setupS3(t, database);
+  const multipart = async (path: string, form: FormData) => {
+    const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${client.key}` }, body: form });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  // An image edit: its references go to the vendor only (never stored), its result is a file in the bucket.
+  const edit = new FormData();
+  edit.append('model', 'sim/image');
+  edit.append('prompt', 'the same lighthouse at night');
+  edit.append('quality', 'low');
+  edit.append('image', new Blob([patternPng(64, 64, 'edit reference')], { type: 'image/png' }), 'reference.png');
+  const edited = await multipart('/v1/images/edits', edit);
+  t.is(edited.status, 200, JSON.stringify(edited.body));
+  const editedPng = Buffer.from(edited.body.data[0].b64_json, 'base64');
+  // An image upscale: its result is a file in the bucket.
+  const upscale = new FormData();
+  upscale.append('image', new Blob([patternPng(120, 80, 'upscale input')], { type: 'image/png' }), 'small.png');
+  upscale.append('scale', '2');
+  const upscaled = await multipart('/v1/images/upscale', upscale);
+  t.is(upscaled.status, 200, JSON.stringify(upscaled.body));
+  t.is(upscaled.body.size, '240x160');
+  const upscaledPng = Buffer.from(upscaled.body.data[0].b64_json, 'base64');
+  const images = (await fileRows(database, client.accountId)).filter((row) => row.purpose === 'image');
+  t.deepEqual(images.map((row) => row.sha256), [sha256(editedPng), sha256(upscaledPng)]);
+  for (const [row, png] of [[images[0], editedPng], [images[1], upscaledPng]] as const) {
+    t.deepEqual((await getBytes(gateway, client.key, `/v1/files/${row.id}/content`)).bytes, png);
+  }
+
+  // A video upscale: the uploaded MP4 is stored in the bucket, read back from it by the runner's
+  // submit, and the upscaled MP4 is stored there too, with Range.
+  const input = mp4Video({ width: 640, height: 360, seconds: 4, seed: 's3 upscale' });
+  const video = new FormData();
+  video.append('video', new Blob([input], { type: 'video/mp4' }), 'clip.mp4');
+  video.append('upscale_factor', '2');
+  video.append('prompt', 'sharper [[sim:job-seconds=0.2]] [[sim:cost=0.02]]');
+  const job = await multipart('/v1/videos/upscale', video);
+  t.is(job.status, 200, JSON.stringify(job.body));
+  const done = await pollJob(gateway, client.key, `/v1/videos/${job.body.id}`);
+  t.is(done.status, 'completed');
+  const upload = (await fileRows(database, client.accountId)).find((row) => row.purpose === 'upload');
+  t.is(upload.sha256, sha256(input), 'the uploaded video is stored as sent');
+  const result = (await fileRows(database, client.accountId)).find((row) => row.purpose === 'video');
+  const mp4 = await getBytes(gateway, client.key, `/v1/videos/${job.body.id}/content`);
+  t.is(mp4.status, 200);
+  t.is(sha256(mp4.bytes), result.sha256);
+  const range = await getBytes(gateway, client.key, `/v1/videos/${job.body.id}/content`, { range: 'bytes=8-15' });
+  t.is(range.status, 206);
+  t.deepEqual(range.bytes, mp4.bytes.subarray(8, 16));
+
+  const rows = await fileRows(database, client.accountId);
+  t.deepEqual(rows.map((row) => row.purpose).sort(), ['image', 'image', 'upload', 'video']);
+  t.deepEqual(await objects(), rows.map((row) => `gw/${row.storage_key}`).sort(), 'every file is one object of the bucket');
+  t.deepEqual(await charges(database, client.accountId), [9_900n, 36_000n, 18_000n], 'the edit 0.99, the upscale 3.60, the video upscale USD 0.02 × 90.00 RUB');
   await assertJobMoneySettled(t, database, client.accountId);
 });
 
