@@ -47,6 +47,11 @@ fi
 
 # 4. Configuration, only when missing.
 config="${GATEWAY_CONFIG:-config/gateway.yaml}"
+# The commands printed below reach this install's database only with the same data directory
+# and config as this run (without them ./bin/gateway opens data/gateway.db here): they say so.
+same_env=""
+[ -n "${GATEWAY_DATA_DIR:-}" ] && same_env+="GATEWAY_DATA_DIR=$(printf %q "$GATEWAY_DATA_DIR") "
+[ "$config" != "config/gateway.yaml" ] && same_env+="GATEWAY_CONFIG=$(printf %q "$config") "
 if [ ! -f "$config" ]; then
   step "writing $config from config/gateway.example.yaml"
   mkdir -p "$(dirname "$config")"
@@ -73,8 +78,8 @@ if [ "$accounts" = "0" ]; then
 
       $key
 
-  Give the account money to spend:  ./bin/gateway balance topup --account $name --amount 1000
-  List the models:                  curl -s http://127.0.0.1:8080/v1/models
+  Give the account money to spend:  ${same_env}./bin/gateway balance topup --account $name --amount 1000
+  List the models:                  curl -s http://127.0.0.1:${GATEWAY_PORT:-8080}/v1/models
 
 MSG
 else
@@ -85,4 +90,4 @@ if [ "$serve" = "1" ]; then
   step "serving (Ctrl-C stops)"
   exec ./bin/gateway serve
 fi
-step "done (--no-serve): start with ./bin/gateway serve"
+step "done (--no-serve): start with ${same_env}./bin/gateway serve"

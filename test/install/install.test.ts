@@ -1,5 +1,6 @@
 // install.sh as a new operator runs it (with --no-serve), twice: the first run creates one
-// account and one key and prints the key; the second creates nothing.
+// account and one key and prints the key, with commands that reach that install's database;
+// the second creates nothing.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,5 +32,15 @@ test('install.sh --no-serve is idempotent: one account, one key printed once', a
   t.is(keys[0].last4, printed![1]!.slice(-4));
   t.deepEqual(keys[0].scopes, ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings']);
   t.false(readFileSync(path.join(env.GATEWAY_DATA_DIR, 'gateway.db')).includes(printed![1]!), 'the key itself is not stored');
+
+  // The top-up it suggests, run as printed from a shell without this run's variables, reaches
+  // this install's database: it names the data directory and config the run used (it did not,
+  // and in /opt/gateway under the systemd guide `./bin/gateway` opened ./data instead).
+  const topup = /Give the account money to spend: +(.+)\n/.exec(first.stdout)![1]!;
+  t.is(topup, `GATEWAY_DATA_DIR=${env.GATEWAY_DATA_DIR} GATEWAY_CONFIG=${env.GATEWAY_CONFIG} ./bin/gateway balance topup --account default --amount 1000`);
+  const shellEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_'))) as Record<string, string>;
+  await execa('bash', ['-c', topup], { cwd: installRoot, env: shellEnv, extendEnv: false });
+  t.is((await runCliJson(['balance', 'show', '--account', 'default'], env)).balance_rub, '1000.0000');
+  t.regex(second.stderr, /\n==> done \(--no-serve\): start with GATEWAY_DATA_DIR=\S+ GATEWAY_CONFIG=\S+ \.\/bin\/gateway serve\n?$/);
   countRun('sqlite');
 });
