@@ -55,10 +55,11 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof BlobStoreUnavailableError) return storageUnavailable();
   if (error instanceof BlobMissingError) return fileContentMissing(error.fileId);
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
-  // Operator changes: the CLI's and the admin API's (/admin/v1) alike.
-  if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message);
+  // Operator changes: the CLI's and the admin API's (/admin/v1) alike. A refusal names the
+  // field to correct, so the console shows it by that field.
+  if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message, { param: 'name' });
   if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
-  if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message);
+  if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message, { param: 'amount_rub' });
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }

@@ -32,7 +32,7 @@ testOnBackends('accounts: create, list, show, top up, adjust (refused past the a
     disabled_at: null,
     disabled_reason: null,
   });
-  expectRefusal(t, await call('POST', '/admin/v1/accounts', { name: 'acme' }), 409, 'account_exists');
+  expectRefusal(t, await call('POST', '/admin/v1/accounts', { name: 'acme' }), 409, 'account_exists', 'name');
   expectRefusal(t, await call('POST', '/admin/v1/accounts', {}), 422, 'validation_error', 'name');
   expectRefusal(t, await call('POST', '/admin/v1/accounts', { name: 'acc_sneaky' }), 422, 'validation_error', 'name');
 
@@ -68,7 +68,7 @@ testOnBackends('accounts: create, list, show, top up, adjust (refused past the a
   // A running request holds 4 RUB: an adjustment may take the 6 available, not one unit more.
   const hold = await gateway.services.ledger.hold(created.id, 40_000n, { ttlMs: 600_000, requestId: 'req_running' });
   const refused = await call('POST', '/admin/v1/accounts/acme/adjust', { amount_rub: '-6.0001', reason: 'too much' });
-  expectRefusal(t, refused, 409, 'adjustment_refused', null);
+  expectRefusal(t, refused, 409, 'adjustment_refused', 'amount_rub');
   t.is(
     refused.body.error.message,
     `refused: an adjustment of -6.0001 RUB would take more than the 6.0000 RUB available to ${created.id} (the balance minus what running requests hold); nothing was written`,
