@@ -2,7 +2,8 @@
 // Screenshots of the web cabinet's main pages for docs/cabinet.md (docs/screenshots/*.png):
 // a throw-away gateway (SQLite in a temporary folder, the built-in simulator) with one account
 // that has spent a little — chats, images, a video, a song — then Debian's Chromium logged in
-// from a `gateway cabinet link`, one picture per page. Needs `npm run build` first.
+// from a `gateway cabinet link`, one picture per page; and the operator console's accounts
+// pages from an admin link. Needs `npm run build` first.
 //   node scripts/screenshots.mjs [--chromium /usr/bin/chromium]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,8 @@ const env = { ...process.env, GATEWAY_CONFIG: path.join(work, 'gateway.yaml'), G
 const cli = (...args) => JSON.parse(execFileSync(bin, [...args, '--json'], { env, encoding: 'utf8' }));
 
 cli('migrate');
-cli('accounts', 'create', 'acme');
+const acme = cli('accounts', 'create', 'acme');
+cli('accounts', 'create', 'globex');
 cli('balance', 'topup', '--account', 'acme', '--amount', '1500');
 const { key } = cli('keys', 'create', '--account', 'acme', '--name', 'backend', '--scopes', 'chat,images,video,music', '--rpm', '120');
 
@@ -113,6 +115,15 @@ try {
 
   const russian = await open('ru-RU', ['--account', 'acme']);
   await shoot(russian, 'overview-ru');
+
+  // The operator console: the accounts, and one account's page.
+  const operator = await open('en-US', ['--admin']);
+  await go(operator, '/console/accounts');
+  await operator.locator('table.accounts').waitFor();
+  await shoot(operator, 'console-accounts');
+  await go(operator, `/console/accounts/${acme.id}`);
+  await operator.locator('table.keys').waitFor();
+  await shoot(operator, 'console-account');
 
   await browser.close();
 } finally {

@@ -94,18 +94,24 @@ function Shell() {
 
 function Navigation(props: { pages: readonly PageDefinition[]; current: string }) {
   const { t } = useI18n();
+  const listed = props.pages.filter((page) => page.nav);
+  // A page reached from another (an account from the accounts) marks the nearest listed page above it.
+  const listedItself = listed.some((page) => page.path === props.current);
+  const section = listedItself
+    ? undefined
+    : listed
+        .filter((page) => page.path !== '/' && props.current.startsWith(`${page.path}/`))
+        .reduce<string | undefined>((longest, page) => (longest === undefined || page.path.length > longest.length ? page.path : longest), undefined);
   return (
     <nav aria-label={t('app.navigation')}>
       <ul>
-        {props.pages
-          .filter((page) => page.nav)
-          .map((page) => (
-            <li key={page.path}>
-              <Link to={page.path} current={page.path === props.current}>
-                {t(page.title)}
-              </Link>
-            </li>
-          ))}
+        {listed.map((page) => (
+          <li key={page.path}>
+            <Link to={page.path} current={page.path === props.current ? 'page' : page.path === section ? 'true' : undefined}>
+              {t(page.title)}
+            </Link>
+          </li>
+        ))}
       </ul>
     </nav>
   );

@@ -1,5 +1,5 @@
 // Small pieces every page uses: the page heading (which also sets the document title), the
-// loading and error states, links inside the app, and the copy button.
+// loading and error states, links inside the app, figures, and the copy button.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
@@ -19,9 +19,10 @@ export function PageHeading(props: { title: string; children?: ComponentChildren
   );
 }
 
-export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
+/** `current`: 'page' for the page shown, 'true' for the listed page it was reached from. */
+export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: 'page' | 'true' }) {
   return (
-    <a href={hrefOf(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined} onClick={(event) => followLink(event, props.to)}>
+    <a href={hrefOf(props.to)} class={props.class} aria-current={props.current} onClick={(event) => followLink(event, props.to)}>
       {props.children}
     </a>
   );
@@ -36,15 +37,37 @@ export function Loading() {
   );
 }
 
-/** An error from the API (its own message, which names the field) or anything else thrown. */
-export function ErrorMessage(props: { error: unknown }) {
+/**
+ * An error from the API (its own message) or anything else thrown. `fields` maps the API's
+ * field names to the form's labels: an error whose `param` is one of them is shown under that
+ * label, so the user sees which field to correct (`id` lets the field point at the message).
+ */
+export function ErrorMessage(props: { error: unknown; fields?: Record<string, string>; id?: string }) {
   const { t } = useI18n();
   if (props.error === undefined || props.error === null) return null;
-  const message = props.error instanceof ApiError ? props.error.message : props.error instanceof Error ? props.error.message : String(props.error);
+  let message = props.error instanceof ApiError ? props.error.message : props.error instanceof Error ? props.error.message : String(props.error);
+  const field = fieldOf(props.error, props.fields);
+  if (field !== undefined) message = t('common.fieldError', { field: props.fields![field]!, message });
   return (
-    <p class="error" role="alert">
+    <p class="error" role="alert" id={props.id}>
       {t('common.error', { message })}
     </p>
+  );
+}
+
+/** The form field (a key of `fields`) an API error names, if it names one of them. */
+export function fieldOf(error: unknown, fields: Record<string, string> | undefined): string | undefined {
+  if (!(error instanceof ApiError) || error.param === null || !fields) return undefined;
+  return Object.hasOwn(fields, error.param) ? error.param : undefined;
+}
+
+/** One figure of a `<dl class="figures">`: a label and its value (an amount as the API gave it). */
+export function Figure(props: { label: string; value: string }) {
+  return (
+    <div class="figure">
+      <dt>{props.label}</dt>
+      <dd>{props.value}</dd>
+    </div>
   );
 }
 

@@ -3,11 +3,11 @@
 import { useState } from 'preact/hooks';
 import type { CabinetHistoryItem, CabinetHistoryPage } from '../../../src/cabinet-api/answers.js';
 import { api, queryString } from '../api.js';
+import type { ApiKeyRow } from '../components/api-keys.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
-import type { ApiKeyRow } from './keys.js';
 
 export const ledgerKinds = ['charge', 'refund', 'topup', 'bonus', 'referral', 'adjustment'] as const;
 

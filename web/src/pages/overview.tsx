@@ -4,7 +4,7 @@
 import type { Overview } from '../../../src/cabinet-api/answers.js';
 import { api } from '../api.js';
 import { BarChart } from '../components/bar-chart.js';
-import { ErrorMessage, Link, Loading, PageHeading } from '../components/common.js';
+import { ErrorMessage, Figure, Link, Loading, PageHeading } from '../components/common.js';
 import { useLoad } from '../data.js';
 import { formatNumber, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
@@ -68,14 +68,5 @@ export function OverviewPage() {
         </>
       )}
     </>
-  );
-}
-
-function Figure(props: { label: string; value: string }) {
-  return (
-    <div class="figure">
-      <dt>{props.label}</dt>
-      <dd>{props.value}</dd>
-    </div>
   );
 }
