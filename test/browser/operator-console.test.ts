@@ -55,7 +55,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.regex(account.id, /^acc_/);
   const listed = page.locator(`tr[data-account-id="${account.id}"]`);
   await listed.waitFor();
-  t.deepEqual((await listed.locator('td').allInnerTexts()).slice(0, 6), [name, account.id, '0.0000 ₽', '0.0000 ₽', '0.0000 ₽', 'Enabled']);
+  t.deepEqual((await listed.locator('td').allInnerTexts()).slice(0, 6), [name, account.id, '0.0000\u00a0₽', '0.0000\u00a0₽', '0.0000\u00a0₽', 'Enabled']);
   // The same name again: the API's refusal, under the field it names.
   await creating.getByLabel('Name').fill(name);
   await creating.getByRole('button', { name: 'Create account' }).click();
@@ -70,17 +70,18 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.is(new URL(page.url()).pathname, `/cabinet/console/accounts/${account.id}`);
   t.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts', exact: true }).getAttribute('aria-current'), 'true', 'the list it came from is marked');
   const balance = page.getByTestId('account-money').locator('.figure dd');
-  t.deepEqual(await balance.allInnerTexts(), ['0.0000 ₽', '0.0000 ₽', '0.0000 ₽']);
+  t.deepEqual(await balance.allInnerTexts(), ['0.0000\u00a0₽', '0.0000\u00a0₽', '0.0000\u00a0₽']);
   await checkAccessibility('account');
 
-  // A top-up with a reason: the balance exactly as the ledger has it.
+  // A top-up with a reason: the balance exactly as the ledger has it. Typed with a decimal comma,
+  // as the Russian pages write amounts: the form reads it as the point the API takes.
   const topup = page.getByRole('region', { name: 'Top-up' });
-  await topup.getByLabel('Amount, ₽').fill('250.5');
+  await topup.getByLabel('Amount, ₽').fill('250,5');
   await topup.getByLabel('Reason').fill('invoice 42');
   await topup.getByRole('button', { name: 'Top up' }).click();
-  t.is(await topup.getByRole('status').innerText(), 'Recorded 250.5000 ₽; the balance is now 250.5000 ₽.');
-  await page.getByTestId('account-money').getByText('250.5000 ₽').first().waitFor();
-  t.deepEqual(await balance.allInnerTexts(), ['250.5000 ₽', '0.0000 ₽', '250.5000 ₽']);
+  t.is(await topup.getByRole('status').innerText(), 'Recorded 250.5000\u00a0₽; the balance is now 250.5000\u00a0₽.');
+  await page.getByTestId('account-money').getByText('250.5000\u00a0₽').first().waitFor();
+  t.deepEqual(await balance.allInnerTexts(), ['250.5000\u00a0₽', '0.0000\u00a0₽', '250.5000\u00a0₽']);
 
   // An adjustment taking more than the balance: the API's 409 under the amount, nothing written.
   const adjust = page.getByRole('region', { name: 'Adjustment' });
@@ -94,7 +95,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   const adjustAmount = adjust.getByLabel('Amount, ₽');
   t.is(await adjustAmount.getAttribute('aria-invalid'), 'true');
   t.true((await adjustAmount.getAttribute('aria-describedby'))!.split(' ').includes((await adjust.getByRole('alert').getAttribute('id'))!), 'the field points at the message');
-  t.deepEqual(await balance.allInnerTexts(), ['250.5000 ₽', '0.0000 ₽', '250.5000 ₽']);
+  t.deepEqual(await balance.allInnerTexts(), ['250.5000\u00a0₽', '0.0000\u00a0₽', '250.5000\u00a0₽']);
   // A malformed amount: the 422 names the field too.
   await topup.getByLabel('Amount, ₽').fill('12.34567');
   await topup.getByLabel('Reason').fill('typo');

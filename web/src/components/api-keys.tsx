@@ -4,9 +4,10 @@
 // the table with prefix, last four, last use and state, each active key with a revoke button.
 // The pages pass in how to create and revoke, so the same pieces serve both APIs.
 import { useState } from 'preact/hooks';
-import { useI18n } from '../i18n/index.js';
 import { formatDateTime } from '../format.js';
+import { useI18n } from '../i18n/index.js';
 import { CopyButton, ErrorMessage } from './common.js';
+import { ConfirmButton } from './confirm-button.js';
 
 export const scopes = ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings'] as const;
 
@@ -169,23 +170,21 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
                     ) : (
                       <>
                         {t('keys.active')}{' '}
-                        <button
-                        type="button"
-                        class="danger"
-                        onClick={async () => {
-                          if (!confirm(t('keys.revokeConfirm', { name: label }))) return;
-                          setError(undefined);
-                          try {
-                            await props.revoke(key.id);
-                          } catch (reason) {
-                            setError(reason);
-                          }
-                          props.onChanged();
-                        }}
-                      >
-                        {t('keys.revoke')}
-                        <span class="visually-hidden"> {label}</span>
-                        </button>
+                        <ConfirmButton
+                          question={t('keys.revokeConfirm', { name: label })}
+                          onConfirmed={async () => {
+                            setError(undefined);
+                            try {
+                              await props.revoke(key.id);
+                            } catch (reason) {
+                              setError(reason);
+                            }
+                            props.onChanged();
+                          }}
+                        >
+                          {t('keys.revoke')}
+                          <span class="visually-hidden"> {label}</span>
+                        </ConfirmButton>
                       </>
                     )}
                   </td>

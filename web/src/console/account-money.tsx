@@ -29,11 +29,13 @@ const helps: Record<Operation, MessageKey> = { topup: 'console.accounts.topupHel
 const buttons: Record<Operation, MessageKey> = { topup: 'console.accounts.topupButton', adjust: 'console.accounts.adjustButton' };
 
 /**
- * The decimal comma is read as a point (a Russian operator types "250,5"); nothing else is
- * changed: the API parses the amount and refuses what is not one.
+ * The amount as the page writes amounts in Russian ("1 234,5") is read too: spaces dropped and,
+ * when there is no decimal point, a comma read as one. Nothing else is changed: the API parses
+ * the text exactly and refuses what is not an amount ("1,234.5" included).
  */
 function amountText(typed: string): string {
-  return typed.trim().replace(',', '.');
+  const text = typed.replace(/\s/g, ''); // \s covers the no-break space too
+  return text.includes('.') ? text : text.replace(',', '.');
 }
 
 export function MoneyForm(props: { accountId: string; operation: Operation; onDone: () => void }) {
