@@ -1,5 +1,6 @@
 // The request log as the operator reads it (GET /admin/v1/request-log): newest first, filtered
-// by status (a code, a class such as 5xx, or `error`: 400 and above), model, key and account,
+// by status (a code, a class such as 5xx, `error`: 400 and above, `failed`: those and streams
+// that failed after their first byte, or `ok`: the rest), model, key and account,
 // paged by id (the next page continues below the last id seen, so pages never overlap or skip
 // while rows are added). A failed request shows the error it was answered with and, when an
 // upstream failed, the upstream's status (migrations/20261126010000_request_log_failures.ts).
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
 import { formatRub, unitsFromSql } from '../billing/money.js';
 
 export interface RequestLogFilter {
-  /** `502`, `5xx`, or `error`. */
+  /** `502`, `5xx`, `error`, `failed` or `ok`. */
   readonly status?: string;
   readonly model?: string;
   readonly keyId?: string;
@@ -43,6 +44,9 @@ export async function readRequestLog(db: Knex, filter: RequestLogFilter) {
   if (filter.model !== undefined) query.where({ model: filter.model });
   if (filter.status !== undefined) {
     if (filter.status === 'error') query.where('status', '>=', 400);
+    // A stream that failed after its first byte was answered 200: its error code says it failed.
+    else if (filter.status === 'failed') query.where((failed) => failed.where('status', '>=', 400).orWhereNotNull('error_code'));
+    else if (filter.status === 'ok') query.where('status', '<', 400).whereNull('error_code');
     else if (filter.status.endsWith('xx')) {
       const from = Number(filter.status[0]) * 100;
       query.where('status', '>=', from).andWhere('status', '<', from + 100);

@@ -119,9 +119,9 @@ export const createKeyBody = z.object({
 export const requestLogQuery = z.object({
   status: z
     .string()
-    .regex(/^([1-5]\d\d|[1-5]xx|error)$/, 'the status must be a code (502), a class (5xx) or error (400 and above)')
+    .regex(/^([1-5]\d\d|[1-5]xx|error|failed|ok)$/, 'the status must be a code (502), a class (5xx), error (400 and above), failed or ok')
     .optional()
-    .describe('a status code (502), a class (4xx, 5xx) or error (every status from 400)'),
+    .describe('a status code (502), a class (4xx, 5xx), error (every status from 400), failed (every request answered with an error: from 400, or a stream that failed after its first byte) or ok (the others)'),
   model: z.string().max(200).optional(),
   key: z.string().max(40).optional().describe('a key id'),
   account: z.string().max(200).optional().describe('an account id or name'),
