@@ -4,7 +4,11 @@
 import type { PageDefinition } from '../pages/registry.js';
 import { AccountPage } from './account.js';
 import { AccountsPage } from './accounts.js';
+import { AuditPage } from './audit.js';
 import { ConsoleHomePage } from './home.js';
+import { JobsPage } from './jobs.js';
+import { RequestsPage } from './requests.js';
+import { UpstreamsPage } from './upstreams.js';
 
 export const consoleHome = '/console';
 
@@ -12,4 +16,9 @@ export const consolePages: readonly PageDefinition[] = [
   { path: '/console', title: 'nav.console', nav: true, component: ConsoleHomePage },
   { path: '/console/accounts', title: 'console.accounts.title', nav: true, component: AccountsPage },
   { path: '/console/accounts/:id', title: 'console.accounts.title', nav: false, component: AccountPage },
+  // console: operations
+  { path: '/console/requests', title: 'console.requests.nav', nav: true, component: RequestsPage },
+  { path: '/console/jobs', title: 'console.jobs.nav', nav: true, component: JobsPage },
+  { path: '/console/upstreams', title: 'console.upstreams.nav', nav: true, component: UpstreamsPage },
+  { path: '/console/audit', title: 'console.audit.nav', nav: true, component: AuditPage },
 ];

@@ -1,0 +1,163 @@
+// Async jobs of every account (GET /admin/v1/jobs), newest first, filtered by status, kind and
+// account (kept in the address). A queued or running job can be cancelled after a confirmation
+// (POST /admin/v1/jobs/{id}/cancel: its hold released, nothing charged); a job that ended in
+// the meantime is refused by the API (job_already_ended) and its message is shown.
+import { useState } from 'preact/hooks';
+import { api, queryString } from '../api.js';
+import { FilterForm } from '../components/filter-form.js';
+import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { useLoad } from '../data.js';
+import { useQueryFilters } from '../filters.js';
+import { formatDateTime, formatRub } from '../format.js';
+import { useI18n, type MessageKey } from '../i18n/index.js';
+import { useAccountNames } from './account-names.js';
+
+interface JobSummary {
+  id: string;
+  object: 'video' | 'music';
+  status: string;
+  model: string;
+  created_at: number;
+  charged_rub: string;
+  held_rub: string;
+  kind: string;
+  account_id: string;
+  error?: { code: string; message: string } | null;
+}
+
+/** As the API takes them (jobs ls): the internal statuses, cancelled included. */
+export const jobStatuses = ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+export const jobKinds = ['video', 'video_upscale', 'music'] as const;
+const pageSize = 50;
+const emptyFilters = { status: '', kind: '', account: '' };
+
+/** A job kind in words; a kind this page does not know, as the API spells it. */
+export function jobKindLabel(kind: string, t: (key: MessageKey) => string): string {
+  return (jobKinds as readonly string[]).includes(kind) ? t(`console.jobs.kind.${kind}` as MessageKey) : kind;
+}
+
+function statusLabel(status: string, t: (key: MessageKey) => string): string {
+  return (jobStatuses as readonly string[]).includes(status) ? t(`console.jobs.status.${status}` as MessageKey) : status;
+}
+
+export function JobsPage() {
+  const { t, language } = useI18n();
+  const filters = useQueryFilters(emptyFilters);
+  const accountName = useAccountNames();
+  const applied = filters.applied;
+  const jobs = useLoad(() => api<{ data: JobSummary[]; has_more: boolean }>(`/admin/v1/jobs${queryString({ ...applied, limit: pageSize })}`), [applied]);
+  const [actionError, setActionError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+
+  const cancel = async (job: JobSummary) => {
+    if (!confirm(t('console.jobs.cancelConfirm', { id: job.id }))) return;
+    setActionError(undefined);
+    setNotice(undefined);
+    try {
+      const cancelled = await api<{ hold_rub: string }>(`/admin/v1/jobs/${encodeURIComponent(job.id)}/cancel`, { method: 'POST' });
+      setNotice(t('console.jobs.cancelled', { id: job.id, amount: formatRub(cancelled.hold_rub, language) }));
+    } catch (reason) {
+      setActionError(reason);
+    }
+    jobs.reload();
+  };
+
+  return (
+    <>
+      <PageHeading title={t('console.jobs.title')}>
+        <button type="button" onClick={jobs.reload} disabled={jobs.loading}>
+          {t('console.system.refresh')}
+        </button>
+      </PageHeading>
+      <FilterForm onApply={() => filters.apply()} onReset={filters.reset}>
+        <label>
+          {t('console.jobs.status')}
+          <select {...filters.field('status')}>
+            <option value="">{t('common.all')}</option>
+            {jobStatuses.map((status) => (
+              <option key={status} value={status}>
+                {statusLabel(status, t)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('console.jobs.kind')}
+          <select {...filters.field('kind')}>
+            <option value="">{t('common.all')}</option>
+            {jobKinds.map((kind) => (
+              <option key={kind} value={kind}>
+                {jobKindLabel(kind, t)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('console.requests.account')}
+          <input type="text" {...filters.field('account')} placeholder={t('console.requests.accountPlaceholder')} />
+        </label>
+      </FilterForm>
+      {notice && (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      )}
+      <ErrorMessage error={actionError} />
+      <ErrorMessage error={jobs.error} />
+      {jobs.loading && !jobs.data && <Loading />}
+      {jobs.data &&
+        (jobs.data.data.length === 0 ? (
+          <p>{t('console.jobs.empty')}</p>
+        ) : (
+          <div class="table-scroll">
+            <table class="console-table jobs">
+              <caption class="visually-hidden">{t('console.jobs.title')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('console.jobs.created')}</th>
+                  <th scope="col">{t('console.jobs.id')}</th>
+                  <th scope="col">{t('console.jobs.kind')}</th>
+                  <th scope="col">{t('console.requests.account')}</th>
+                  <th scope="col">{t('common.model')}</th>
+                  <th scope="col">{t('console.jobs.status')}</th>
+                  <th scope="col" class="number">{t('console.jobs.held')}</th>
+                  <th scope="col" class="number">{t('console.jobs.charged')}</th>
+                  <th scope="col">{t('common.actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {jobs.data.data.map((job) => (
+                  <tr key={job.id} data-job-id={job.id} data-status={job.status}>
+                    <td class="nowrap">{formatDateTime(job.created_at, language)}</td>
+                    <td>
+                      <code>{job.id}</code>
+                    </td>
+                    <td>{jobKindLabel(job.kind, t)}</td>
+                    <td>{accountName(job.account_id)}</td>
+                    <td>
+                      <code>{job.model}</code>
+                    </td>
+                    <td>
+                      {statusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
+                      {job.error && <div class="muted small">{job.error.message}</div>}
+                    </td>
+                    <td class="number">{formatRub(job.held_rub, language)}</td>
+                    <td class="number">{formatRub(job.charged_rub, language)}</td>
+                    <td>
+                      {(job.status === 'queued' || job.status === 'in_progress') && (
+                        <button type="button" class="danger" onClick={() => void cancel(job)}>
+                          {t('console.jobs.cancel')}
+                          <span class="visually-hidden"> {job.id}</span>
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ))}
+      {jobs.data?.has_more && <p class="muted">{t('console.jobs.more', { count: pageSize })}</p>}
+    </>
+  );
+}

@@ -1,0 +1,182 @@
+// The request log (GET /admin/v1/request-log): every /v1 request, newest first, filtered by
+// outcome or status, model, key and account (kept in the address), paged by the server's cursor.
+// A failure shows the error its client got and, when an upstream failed, the upstream's status.
+import { Fragment } from 'preact';
+import { api, queryString } from '../api.js';
+import { FilterForm } from '../components/filter-form.js';
+import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { useCursorPages, useLoad } from '../data.js';
+import { useQueryFilters } from '../filters.js';
+import { formatRub } from '../format.js';
+import { useI18n } from '../i18n/index.js';
+import { useAccountNames } from './account-names.js';
+import { formatMilliseconds, formatMoment } from './console-format.js';
+
+interface RequestLogEntry {
+  id: number;
+  request_id: string;
+  created_at: string;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+  model: string | null;
+  account_id: string | null;
+  key_id: string | null;
+  provider: string | null;
+  charged_rub: string;
+  error: { code: string; message: string | null; upstream_status: string | null } | null;
+}
+
+interface RequestLogPage {
+  data: RequestLogEntry[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The API's `status` values offered in the list; any other code is typed. */
+const outcomes = ['failed', 'ok', '4xx', '5xx'] as const;
+const emptyFilters = { status: '', model: '', key: '', account: '' };
+const pageSize = 50;
+
+export function RequestsPage() {
+  const { t, language } = useI18n();
+  const filters = useQueryFilters(emptyFilters);
+  const pages = useCursorPages();
+  const accountName = useAccountNames();
+  const applied = filters.applied;
+  const page = useLoad(() => api<RequestLogPage>(`/admin/v1/request-log${queryString({ ...applied, limit: pageSize, cursor: pages.cursor })}`), [applied, pages.cursor]);
+  const typedStatus = (outcomes as readonly string[]).includes(filters.draft.status) ? '' : filters.draft.status;
+  return (
+    <>
+      <PageHeading title={t('console.requests.title')}>
+        <button type="button" onClick={page.reload} disabled={page.loading}>
+          {t('console.system.refresh')}
+        </button>
+      </PageHeading>
+      <FilterForm
+        onApply={() => {
+          pages.reset();
+          filters.apply();
+        }}
+        onReset={() => {
+          pages.reset();
+          filters.reset();
+        }}
+      >
+        <label>
+          {t('console.requests.outcome')}
+          <select
+            value={typedStatus === '' ? filters.draft.status : ''}
+            onInput={(event) => filters.setDraft({ ...filters.draft, status: event.currentTarget.value })}
+          >
+            <option value="">{t('common.all')}</option>
+            {outcomes.map((outcome) => (
+              <option key={outcome} value={outcome}>
+                {t(`console.requests.outcome.${outcome}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('console.requests.statusCode')}
+          <input
+            type="text"
+            inputMode="numeric"
+            size={5}
+            placeholder="502"
+            value={typedStatus}
+            onInput={(event) => filters.setDraft({ ...filters.draft, status: event.currentTarget.value.trim() })}
+          />
+        </label>
+        <label>
+          {t('common.model')}
+          <input type="text" {...filters.field('model')} placeholder="sim/chat" />
+        </label>
+        <label>
+          {t('console.requests.key')}
+          <input type="text" {...filters.field('key')} placeholder="key_…" />
+        </label>
+        <label>
+          {t('console.requests.account')}
+          <input type="text" {...filters.field('account')} placeholder={t('console.requests.accountPlaceholder')} />
+        </label>
+      </FilterForm>
+      <ErrorMessage error={page.error} />
+      {page.loading && !page.data && <Loading />}
+      {page.data && (
+        <>
+          {page.data.data.length === 0 ? (
+            <p>{t('console.requests.empty')}</p>
+          ) : (
+            <div class="table-scroll">
+              <table class="console-table request-log">
+                <caption class="visually-hidden">{t('console.requests.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('console.requests.time')}</th>
+                    <th scope="col">{t('console.requests.accountKey')}</th>
+                    <th scope="col">{t('common.model')}</th>
+                    <th scope="col">{t('console.requests.route')}</th>
+                    <th scope="col">{t('console.requests.status')}</th>
+                    <th scope="col" class="number">{t('console.requests.latency')}</th>
+                    <th scope="col" class="number">{t('console.requests.charge')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.data.map((entry) => (
+                    <Fragment key={entry.id}>
+                      <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
+                        <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
+                        <td>
+                          {accountName(entry.account_id)}
+                          {entry.key_id && (
+                            <div>
+                              <code class="small">{entry.key_id}</code>
+                            </div>
+                          )}
+                        </td>
+                        <td>{entry.model ? <code>{entry.model}</code> : '—'}</td>
+                        <td>
+                          <code>
+                            {entry.method} {entry.route}
+                          </code>
+                          {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
+                        </td>
+                        <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
+                        <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
+                        <td class="number">{formatRub(entry.charged_rub, language)}</td>
+                      </tr>
+                      {entry.error && (
+                        <tr class="failure-row" data-failure-of={entry.request_id}>
+                          <td />
+                          <td colSpan={6}>
+                            <FailureDetails error={entry.error} />
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** What a failed request's client was told, and the upstream's status when an upstream failed. */
+function FailureDetails(props: { error: NonNullable<RequestLogEntry['error']> }) {
+  const { t } = useI18n();
+  const { error } = props;
+  return (
+    <div class="failure small">
+      {error.upstream_status && <span class="upstream-status">{t('console.requests.upstreamStatus', { status: error.upstream_status })} · </span>}
+      <code>{error.code}</code>
+      {error.message && <>: {error.message}</>}
+    </div>
+  );
+}
