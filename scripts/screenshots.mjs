@@ -2,8 +2,8 @@
 // Screenshots of the web cabinet's main pages for docs/cabinet.md (docs/screenshots/*.png):
 // a throw-away gateway (SQLite in a temporary folder, the built-in simulator) with one account
 // that has spent a little — chats, images, a video, a song — then Debian's Chromium logged in
-// from a `gateway cabinet link`, one picture per page; and the operator console's accounts
-// pages from an admin link. Needs `npm run build` first.
+// from a `gateway cabinet link`, one picture per page; and the operator console's pages from
+// an admin link. Needs `npm run build` first.
 //   node scripts/screenshots.mjs [--chromium /usr/bin/chromium]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,6 +57,8 @@ try {
   }
   await call('/v1/videos', { model: 'sim/video', prompt: 'waves rolling onto a beach [[sim:job-seconds=0.5]]', seconds: '4', size: '1280x720', wait: true });
   await call('/v1/audio/music', { model: 'sim/song', prompt: 'an upbeat song about the sea [[sim:job-seconds=0.5]]', wait: true });
+  // One the upstream fails, for the console's request log and upstreams pages.
+  await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim/chat', messages: [{ role: 'user', content: 'Check the invoice [[sim:status=500]]' }] }) });
 
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
@@ -116,14 +118,19 @@ try {
   const russian = await open('ru-RU', ['--account', 'acme']);
   await shoot(russian, 'overview-ru');
 
-  // The operator console: the accounts, and one account's page.
+  // The operator console: the system, the accounts and one account's page, the operations pages.
   const operator = await open('en-US', ['--admin']);
+  await shoot(operator, 'console');
   await go(operator, '/console/accounts');
   await operator.locator('table.accounts').waitFor();
   await shoot(operator, 'console-accounts');
   await go(operator, `/console/accounts/${acme.id}`);
   await operator.locator('table.keys').waitFor();
   await shoot(operator, 'console-account');
+  for (const [pagePath, name] of [['/console/requests', 'console-requests'], ['/console/jobs', 'console-jobs'], ['/console/upstreams', 'console-upstreams'], ['/console/audit', 'console-audit']]) {
+    await go(operator, pagePath);
+    await shoot(operator, name);
+  }
 
   await browser.close();
 } finally {
