@@ -93,7 +93,7 @@ testInBrowser('the operator reads the request log (filters in the address), canc
   t.is(await page.locator('tr[data-failure-of]').count(), 1, 'only the failure has a failure line');
   t.true((await page.locator(`tr[data-request-id="${first.request_id}"]`).innerText()).includes(name));
   const firstCharge = await database.db('ledger_transactions').where({ request_id: first.request_id, kind: 'charge' }).first();
-  t.is(await page.locator(`tr[data-request-id="${first.request_id}"] td.number`).last().innerText(), `${formatRub(-BigInt(firstCharge.amount_units))} ₽`, 'the charge as the ledger has it');
+  t.is(await page.locator(`tr[data-request-id="${first.request_id}"] td.number`).last().innerText(), `${formatRub(-BigInt(firstCharge.amount_units))}\u00a0₽`, 'the charge as the ledger has it');
   await checkAccessibility('request log');
 
   await page.getByLabel('Outcome').selectOption('failed');
@@ -135,7 +135,7 @@ testInBrowser('the operator reads the request log (filters in the address), canc
   await page.locator(`tr[data-job-id="${toCancel.data.id}"]`).getByRole('button', { name: `Cancel ${toCancel.data.id}` }).click();
   const notice = page.getByRole('status').filter({ hasText: 'cancelled' });
   await notice.waitFor();
-  t.is(await notice.innerText(), `Job ${toCancel.data.id} cancelled: ${formatRub(BigInt(job.hold_units))} ₽ released.`);
+  t.is(await notice.innerText(), `Job ${toCancel.data.id} cancelled: ${formatRub(BigInt(job.hold_units))}\u00a0₽ released.`);
   await eventually(async () => (await page.locator(`tr[data-job-id="${toCancel.data.id}"]`).innerText()).includes('the job was cancelled by the operator'), { what: 'the list shows the cancelled job' });
   t.is(await page.locator(`tr[data-job-id="${toCancel.data.id}"] button`).count(), 0, 'no cancel button on an ended job');
   const released = await database.db('holds').where({ id: job.hold_id }).first();

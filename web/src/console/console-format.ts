@@ -1,5 +1,6 @@
 // How the console shows times and latencies: an operator reading logs wants the seconds, and
-// latencies to a tenth of a millisecond (the request log keeps microseconds).
+// latencies to a tenth of a millisecond (the request log keeps microseconds), the unit joined
+// by a no-break space as format.ts joins its units.
 import { dateOf } from '../format.js';
 import type { Language } from '../i18n/index.js';
 
@@ -13,5 +14,5 @@ export function formatMoment(value: number | string | null | undefined, language
 }
 
 export function formatMilliseconds(milliseconds: number, language: Language): string {
-  return `${new Intl.NumberFormat(locales[language], { maximumFractionDigits: 1 }).format(milliseconds)} ${language === 'ru' ? 'мс' : 'ms'}`;
+  return `${new Intl.NumberFormat(locales[language], { maximumFractionDigits: 1 }).format(milliseconds)}\u00a0${language === 'ru' ? 'мс' : 'ms'}`;
 }

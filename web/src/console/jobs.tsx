@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, queryString } from '../api.js';
 import { FilterForm } from '../components/filter-form.js';
 import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
 import { formatDateTime, formatRub } from '../format.js';
@@ -50,7 +51,6 @@ export function JobsPage() {
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   const cancel = async (job: JobSummary) => {
-    if (!confirm(t('console.jobs.cancelConfirm', { id: job.id }))) return;
     setActionError(undefined);
     setNotice(undefined);
     try {
@@ -145,10 +145,10 @@ export function JobsPage() {
                     <td class="number">{formatRub(job.charged_rub, language)}</td>
                     <td>
                       {(job.status === 'queued' || job.status === 'in_progress') && (
-                        <button type="button" class="danger" onClick={() => void cancel(job)}>
+                        <ConfirmButton question={t('console.jobs.cancelConfirm', { id: job.id })} onConfirmed={() => cancel(job)}>
                           {t('console.jobs.cancel')}
                           <span class="visually-hidden"> {job.id}</span>
-                        </button>
+                        </ConfirmButton>
                       )}
                     </td>
                   </tr>
