@@ -134,7 +134,7 @@ export function JobsPage() {
                     </td>
                     <td>{jobKindLabel(job.kind, t)}</td>
                     <td>{accountName(job.account_id)}</td>
-                    <td>
+                    <td class="nowrap">
                       <code>{job.model}</code>
                     </td>
                     <td>

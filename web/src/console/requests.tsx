@@ -136,7 +136,7 @@ export function RequestsPage() {
                             </div>
                           )}
                         </td>
-                        <td>{entry.model ? <code>{entry.model}</code> : '—'}</td>
+                        <td class="nowrap">{entry.model ? <code>{entry.model}</code> : '—'}</td>
                         <td>
                           <code>
                             {entry.method} {entry.route}
