@@ -90,6 +90,10 @@ export function explainDatabaseFailure(error: unknown, database: Config['databas
   }
   const missingTable = /no such table: (\S+)/.exec(message) ?? (code === '42P01' ? /relation "([^"]+)" does not exist/.exec(message) : null);
   if (missingTable) return fail(`the database ${shown} is not migrated (it has no table "${missingTable[1]}"); run: ${migrate}`);
+  // knex's words when the database records migrations this build has no file for: a newer
+  // version migrated it (an upgrade rolled back by putting the old files back).
+  const unknownMigrations = /^The migration directory is corrupt, the following files are missing: (.+)$/.exec(message);
+  if (unknownMigrations) return new DatabaseNewerError(shown, unknownMigrations[1]!.split(/,\s*/), error);
   if (database.client !== 'postgres') return undefined;
 
   let address = '';
@@ -124,6 +128,26 @@ export function explainDatabaseFailure(error: unknown, database: Config['databas
     return unreachable(`no connection within the pool's timeout`, `check the host and port in the URL (${whereConfigured}), that no firewall is in the way, and that PostgreSQL has free connections`);
   }
   return undefined;
+}
+
+/**
+ * The database was migrated by a newer version of the gateway than this one: it records
+ * migrations this build does not have. Nothing is changed; the operator runs the newer version,
+ * or goes back as docs/deployment.md ("Roll back") says.
+ */
+export class DatabaseNewerError extends InfrastructureError {
+  constructor(
+    shown: string,
+    readonly unknownMigrations: readonly string[],
+    cause?: unknown,
+  ) {
+    super(
+      `the database ${shown} was migrated by a newer version of the gateway: it has ${unknownMigrations.length === 1 ? 'the migration' : 'the migrations'} ${unknownMigrations.join(', ')}, unknown to this build, which is older than the database. ` +
+        `Run the newer version (upgrade this installation to it); or, to go back to this version, either undo those migrations with the newer version still installed (gateway migrate --rollback) or restore the backup taken before the upgrade (see "Roll back" in docs/deployment.md)`,
+      { cause },
+    );
+    this.name = 'DatabaseNewerError';
+  }
 }
 
 /** A SQLite database whose directory does not exist: never created, since the path is more likely mistyped than new. */

@@ -277,6 +277,10 @@ export const errorCatalog = {
     status: 503, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli',
     description: 'what the gateway runs on cannot be used: a port taken, a database unreachable, not migrated or without its directory, files kept on the disk of one machine beside instances of other machines (the line says what fixes it)',
   },
+  database_newer_than_gateway: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli',
+    description: 'the database was migrated by a newer version: it has migrations this build does not know (the message names them); run the newer version, or undo them with it (`migrate --rollback`) or restore the backup taken before the upgrade',
+  },
   config_invalid: {
     status: 500, type: 'server_error', anthropicType: 'api_error', retryable: null, seenIn: 'cli', exitCode: 78,
     description: 'the configuration file or a `GATEWAY_*` variable does not validate (each problem with its line)',

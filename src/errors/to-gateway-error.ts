@@ -16,7 +16,7 @@ import { formatRub, MoneyFormatError } from '../billing/money.js';
 import { ModelNotFoundError } from '../catalog/catalog.js';
 import { ConfigError } from '../config/load.js';
 import { BackupNotSupportedError, BackupSourceMissingError, BackupTargetExistsError, BackupTargetFolderMissingError, DatabaseInUseError } from '../db/backup.js';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { DatabaseNewerError, isDatabaseUnavailable } from '../db/errors.js';
 import { IdempotencyConflictError } from '../jobs/job-store.js';
 import { JobAlreadyEndedError, JobNotFoundError } from '../jobs/present.js';
 import { ContextWindowExceededError } from '../pipeline/context-window.js';
@@ -77,6 +77,7 @@ function fromHttpParser(error: unknown): GatewayError | undefined {
 function fromCommand(error: unknown): GatewayError | undefined {
   if (!(error instanceof Error)) return undefined;
   if (error instanceof ConfigError) return new GatewayError('config_invalid', error.message);
+  if (error instanceof DatabaseNewerError) return new GatewayError('database_newer_than_gateway', error.message);
   if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
   if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
   if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);

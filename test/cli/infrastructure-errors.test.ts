@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { countRun } from '../helpers/backends.js';
+import { displayDatabaseUrl } from '../../src/db/errors.js';
+import { countRun, testOnBackends } from '../helpers/backends.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { exampleConfigPath } from '../helpers/gateway.js';
 
@@ -91,4 +92,23 @@ test('the data directory itself is created on a fresh install (migrate with a GA
   t.is(result.exitCode, 0, result.stderr);
   t.true(existsSync(path.join(dataDir, 'gateway.db')));
   countRun('sqlite');
+});
+
+testOnBackends('a database migrated by a newer version: migrate, serve and worker say so in one line (which migration, what to do), exit 1, no stack; --json gives database_newer_than_gateway', async (t, database) => {
+  // What a newer build leaves behind: a migration this build has no file for, in a later batch.
+  const newer = '29991231000000_from_a_newer_version';
+  const last = await database.db('knex_migrations').max({ batch: 'batch' }).first();
+  await database.db('knex_migrations').insert({ name: newer, batch: Number(last?.batch) + 1, migration_time: new Date() });
+  const message =
+    `the database ${displayDatabaseUrl(database.database)} was migrated by a newer version of the gateway: it has the migration ${newer}, unknown to this build, which is older than the database. ` +
+    'Run the newer version (upgrade this installation to it); or, to go back to this version, either undo those migrations with the newer version still installed (gateway migrate --rollback) or restore the backup taken before the upgrade (see "Roll back" in docs/deployment.md)';
+  const env = cliEnv(database);
+  for (const args of [['migrate'], ['serve', '--host', '127.0.0.1', '--port', '0'], ['worker']]) {
+    assertOneLine(t, await runCli(args, env), `error: ${message}`);
+    const json = await runCli([...args, '--json'], env);
+    t.is(json.stdout, '', `${args[0]} --json: nothing on stdout`);
+    assertOneLine(t, json, JSON.stringify({ error: { code: 'database_newer_than_gateway', message } }));
+  }
+  // Nothing was changed: the newer migration is still recorded, and nothing was rolled back.
+  t.deepEqual((await database.db('knex_migrations').where({ name: newer })).length, 1);
 });
