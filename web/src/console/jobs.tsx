@@ -11,6 +11,7 @@ import { useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
+import { consoleJobStatusLabel, jobStatuses } from '../job-status.js';
 import { useAccountNames } from './account-names.js';
 
 interface JobSummary {
@@ -26,8 +27,6 @@ interface JobSummary {
   error?: { code: string; message: string } | null;
 }
 
-/** As the API takes them (jobs ls): the internal statuses, cancelled included. */
-export const jobStatuses = ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
 export const jobKinds = ['video', 'video_upscale', 'music'] as const;
 const pageSize = 50;
 const emptyFilters = { status: '', kind: '', account: '' };
@@ -35,10 +34,6 @@ const emptyFilters = { status: '', kind: '', account: '' };
 /** A job kind in words; a kind this page does not know, as the API spells it. */
 export function jobKindLabel(kind: string, t: (key: MessageKey) => string): string {
   return (jobKinds as readonly string[]).includes(kind) ? t(`console.jobs.kind.${kind}` as MessageKey) : kind;
-}
-
-function statusLabel(status: string, t: (key: MessageKey) => string): string {
-  return (jobStatuses as readonly string[]).includes(status) ? t(`console.jobs.status.${status}` as MessageKey) : status;
 }
 
 export function JobsPage() {
@@ -76,7 +71,7 @@ export function JobsPage() {
             <option value="">{t('common.all')}</option>
             {jobStatuses.map((status) => (
               <option key={status} value={status}>
-                {statusLabel(status, t)}
+                {consoleJobStatusLabel(status, t)}
               </option>
             ))}
           </select>
@@ -138,7 +133,7 @@ export function JobsPage() {
                       <code>{job.model}</code>
                     </td>
                     <td>
-                      {statusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
+                      {consoleJobStatusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
                       {job.error && <div class="muted small">{job.error.message}</div>}
                     </td>
                     <td class="number">{formatRub(job.held_rub, language)}</td>

@@ -9,6 +9,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
+import { generationStatusLabel } from '../job-status.js';
 
 export interface Generation {
   id: number;
@@ -137,7 +138,7 @@ function Media(props: { generation: Generation; onOpen: () => void }) {
   const { t } = useI18n();
   const { generation } = props;
   if (generation.status !== 'completed' || generation.file_ids.length === 0) {
-    return <p class="placeholder">{t('gallery.status', { status: generation.status })}</p>;
+    return <p class="placeholder">{t('gallery.status', { status: generationStatusLabel(generation.status, t) })}</p>;
   }
   if (!available(generation)) return <p class="placeholder">{t('gallery.gone')}</p>;
   const label = generation.prompt ?? t('gallery.imageAlt', { id: generation.id });
