@@ -122,6 +122,19 @@ testInBrowser('the operator manages an account from the console: creates it, top
   await confirmed(page, disableConfirm, false, () => state.getByRole('button', { name: 'Disable account' }).click());
   t.is(await state.getByTestId('account-state').innerText(), 'Enabled: its keys work.');
   await state.getByLabel('Reason (optional)').fill('unpaid invoice');
+  // Enter in the reason field asks nothing and changes nothing: only the button (the shared
+  // ConfirmButton, styled as destructive) disables, after its question.
+  const unasked: string[] = [];
+  const record = (dialog: { message(): string; dismiss(): Promise<void> }) => {
+    unasked.push(dialog.message());
+    void dialog.dismiss();
+  };
+  page.on('dialog', record);
+  await state.getByLabel('Reason (optional)').press('Enter');
+  page.off('dialog', record);
+  t.deepEqual(unasked, []);
+  t.is(await state.getByTestId('account-state').innerText(), 'Enabled: its keys work.');
+  t.is(await state.getByRole('button', { name: 'Disable account' }).getAttribute('class'), 'danger');
   await confirmed(page, disableConfirm, true, () => state.getByRole('button', { name: 'Disable account' }).click());
   await state.getByText('Reason: unpaid invoice').waitFor();
   t.regex(await state.getByTestId('account-state').innerText(), /^Disabled since .+: every request with its keys is refused\.$/);

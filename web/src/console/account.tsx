@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorMessage, Figure, Link, Loading, PageHeading } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
@@ -52,47 +53,44 @@ export function AccountPage(props: { params: Record<string, string> }) {
   );
 }
 
-/** Enabled or disabled (its keys refused from their next request), and the button that flips it. */
+/**
+ * Enabled or disabled (its keys refused from their next request), and the button that flips it:
+ * the shared ConfirmButton asks first, like every other action an operator should not take by a
+ * slip, and keeps itself disabled while the request runs.
+ */
 function AccountState(props: { account: AdminAccount; onChanged: () => void }) {
   const { t, language } = useI18n();
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
   const { account } = props;
   const enabled = account.state === 'enabled';
+  const flip = async () => {
+    setError(undefined);
+    try {
+      const body = reason.trim() === '' ? {} : { reason: reason.trim() };
+      await api(`/admin/v1/accounts/${encodeURIComponent(account.id)}/${enabled ? 'disable' : 'enable'}`, { method: 'POST', body });
+      setReason('');
+      props.onChanged();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
   return (
     <section aria-labelledby="state-heading">
       <h2 id="state-heading">{t('console.accounts.state')}</h2>
       <p data-testid="account-state">{enabled ? t('console.accounts.enabledText') : t('console.accounts.disabledText', { date: formatDateTime(account.disabled_at, language) })}</p>
       {!enabled && account.disabled_reason && <p>{t('console.accounts.disabledReason', { reason: account.disabled_reason })}</p>}
-      <form
-        class="stacked"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          if (!confirm(t(enabled ? 'console.accounts.disableConfirm' : 'console.accounts.enableConfirm', { name: account.name }))) return;
-          setError(undefined);
-          setBusy(true);
-          try {
-            const body = reason.trim() === '' ? {} : { reason: reason.trim() };
-            await api(`/admin/v1/accounts/${encodeURIComponent(account.id)}/${enabled ? 'disable' : 'enable'}`, { method: 'POST', body });
-            setReason('');
-            props.onChanged();
-          } catch (failure) {
-            setError(failure);
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
+      {/* Enter in the reason field must not flip the state unasked: the form only holds the field. */}
+      <form class="stacked" onSubmit={(event) => event.preventDefault()}>
         <label>
           {t('console.accounts.stateReason')}
           <input type="text" name="reason" value={reason} maxLength={500} autocomplete="off" onInput={(event) => setReason(event.currentTarget.value)} />
         </label>
         <ErrorMessage error={error} fields={{ reason: t('console.accounts.stateReason') }} />
         <div>
-          <button type="submit" class={enabled ? 'danger' : 'primary'} disabled={busy}>
+          <ConfirmButton question={t(enabled ? 'console.accounts.disableConfirm' : 'console.accounts.enableConfirm', { name: account.name })} plain={!enabled} onConfirmed={flip}>
             {t(enabled ? 'console.accounts.disable' : 'console.accounts.enable')}
-          </button>
+          </ConfirmButton>
         </div>
       </form>
     </section>
