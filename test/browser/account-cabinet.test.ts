@@ -79,6 +79,14 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   t.true(expected.startsWith('-'));
   t.is(await imageCharge.locator('td.number').first().innerText(), `${expected}\u00a0₽`);
   await page.getByLabel('Kind').selectOption('topup');
+  // What is typed or chosen in a filter reads as normal text, not in its label's bold (styles.css).
+  const fontWeight = (element: any) => (globalThis as any).getComputedStyle(element).fontWeight;
+  await page.getByLabel('Model').fill('sim/image');
+  t.deepEqual(
+    [await page.locator('label', { hasText: 'Model' }).evaluate(fontWeight), await page.getByLabel('Model').evaluate(fontWeight), await page.getByLabel('Kind').evaluate(fontWeight)],
+    ['600', '400', '400'],
+  );
+  await page.getByLabel('Model').fill('');
   await page.getByRole('button', { name: 'Apply' }).click();
   await eventually(async () => (await page.locator('tbody tr').count()) === 1 && (await page.locator('tbody tr[data-kind="topup"]').count()) === 1, { what: 'only the top-up is listed' });
   t.regex((await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')) ?? '', /^\/cabinet\/api\/history\?kind=topup&format=csv$/);
