@@ -63,8 +63,12 @@ try {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  // networkidle alone can come before a page navigated in-app has even asked for its data (the
+  // gallery was once taken saying «Loading…»): also wait for every Loading notice to go and every
+  // image to finish.
   const shoot = async (page, name) => {
     await page.waitForLoadState('networkidle');
+    await page.waitForFunction(() => document.querySelector('p.muted[role="status"]') === null && [...document.images].every((image) => image.complete));
     await page.screenshot({ path: path.join(outdir, `${name}.png`), fullPage: true });
     console.error(`docs/screenshots/${name}.png`);
   };
