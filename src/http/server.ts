@@ -98,8 +98,9 @@ export async function startServer(
       stopping ??= (async () => {
         for (const chore of chores) clearInterval(chore);
         draining = true;
-        // Its steps end by storing their state; leases of unfinished work run out, as after a crash.
-        const runnerStopped = runner?.stop() ?? Promise.resolve();
+        // Its steps end by storing their state; those still running at the drain deadline are
+        // stopped and their jobs handed to another runner (jobs/runner.ts).
+        const runnerStopped = runner?.stop({ deadlineMs: config.server.drainTimeoutMs }) ?? Promise.resolve();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // server.close() closes the connections idle now; these close those that become idle later.
         server.closeIdleConnections();

@@ -288,6 +288,12 @@ export class JobStore {
   }
 
   /** Keeps the lease alive while a step runs (the runner's heartbeat). False when another runner (or the operator) has the job now. */
+  /** Clears the leases `owner` holds on these jobs (a stopping runner whose steps ended storing nothing): claimable at once. */
+  async releaseLeases(jobIds: readonly string[], owner: string): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    return this.db('jobs').whereIn('id', jobIds).where({ lease_owner: owner }).whereIn('status', activeStatuses).update({ lease_owner: null, lease_until: null, updated_at: this.now() });
+  }
+
   async renewLease(job: Job, owner: string): Promise<boolean> {
     const now = this.now();
     const updated = await this.db('jobs').where({ id: job.id, lease_owner: owner }).whereIn('status', activeStatuses).update({ lease_until: now + this.options.leaseMs, updated_at: now });

@@ -6,6 +6,7 @@
 // expired files. A runner killed at any point leaves jobs whose lease runs out and which another
 // runner (or the same one restarted) takes over from their last stored state.
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { backoffMs, type JobStepServices, type StepLease } from '../pipeline/job-context.js';
 import { advanceJob } from '../pipeline/job-step.js';
@@ -21,10 +22,15 @@ export interface RunnerServices extends JobStepServices {
 /** Expired files are looked for this often. */
 const garbageIntervalMs = 60_000;
 
+/** After the stop deadline aborted the steps still running: how long they may take to end. */
+const abandonGraceMs = 10_000;
+
 export class JobRunner {
   private readonly active = new Set<Promise<void>>();
   /** Ids of the jobs those steps work on. */
   private readonly working = new Set<string>();
+  /** Per job id of a step under way: stops that step as a lost lease would (at the stop deadline). */
+  private readonly leases = new Map<string, () => void>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   /** The webhook round under way: it runs beside the ticks, not inside them. */
@@ -43,13 +49,40 @@ export class JobRunner {
     void this.tick();
   }
 
-  /** Stops claiming; waits for the steps under way (they end by storing their state). */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits for the steps under way, which end by storing their state — for
+   * at most `deadlineMs` (server.drain_timeout): a step can take minutes (a slow submit or
+   * download). Steps still running then are stopped as if their lease were lost (upstream call
+   * aborted, nothing stored) and their jobs handed back, so another runner takes each over from
+   * its last stored state at once: a submit in flight is reconciled by its idempotency key, never
+   * sent blindly again, so the job still ends once, charged once.
+   */
+  async stop(options: { deadlineMs?: number } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.active]);
+    const steps = Promise.allSettled([...this.active]);
+    const ended = options.deadlineMs === undefined ? await steps.then(() => true) : await Promise.race([steps.then(() => true), sleep(options.deadlineMs, false, { ref: false })]);
+    if (!ended) await this.abandonSteps(steps);
     await this.delivering;
     await this.services.webhooks.close();
+  }
+
+  /** The steps still running at the stop deadline: aborted, then their jobs' leases cleared. */
+  private async abandonSteps(steps: Promise<unknown>): Promise<void> {
+    const { jobs, logger, config } = this.services;
+    const abandoned = [...this.leases.keys()];
+    logger.warn({ job_ids: abandoned, drain_timeout_ms: config.server.drainTimeoutMs }, `stop deadline reached: stopping ${abandoned.length} job step(s) still running; another runner takes their jobs over`);
+    for (const abandon of this.leases.values()) abandon();
+    // An aborted step ends at once (its upstream call rejects); bounded all the same, as a
+    // stuck database write must not keep the process alive.
+    const settled = await Promise.race([steps.then(() => true), sleep(abandonGraceMs, false, { ref: false })]);
+    if (!settled) {
+      logger.error({ job_ids: abandoned, lease_ms: config.jobs.leaseMs }, 'job steps still running after being stopped; their leases run out and another runner takes them over');
+      return;
+    }
+    // Every step has ended and stores nothing more: the jobs are free for the next claim now
+    // rather than when the lease runs out.
+    await jobs.releaseLeases(abandoned, this.owner).catch((error: unknown) => logger.warn({ err: error, job_ids: abandoned, lease_ms: config.jobs.leaseMs }, 'job leases not handed back; they run out instead'));
   }
 
   /** One round: claim and start due jobs, deliver due webhooks, now and then collect expired files. */
@@ -141,8 +174,13 @@ export class JobRunner {
       stop: () => {
         stopped = true;
         clearInterval(timer);
+        this.leases.delete(job.id);
       },
     };
+    this.leases.set(job.id, () => {
+      lease.lost = true;
+      controller.abort(new Error('the job runner is stopping'));
+    });
     const timer = setInterval(() => {
       if (renewing || stopped) return;
       renewing = true;

@@ -7,7 +7,7 @@ import type { ServerServices } from '../services.js';
 export interface RunningWorker {
   /** The runner's lease owner id. */
   readonly owner: string;
-  /** Stops the runner (its steps store their state), the heartbeat, then closes the services. */
+  /** Stops the runner (its steps store their state, or are stopped at server.drain_timeout), the heartbeat, then closes the services. */
   stop(): Promise<void>;
 }
 
@@ -24,7 +24,7 @@ export async function startWorker(services: ServerServices): Promise<RunningWork
     owner: runner.owner,
     async stop() {
       clearInterval(sweeper);
-      await runner.stop();
+      await runner.stop({ deadlineMs: services.config.server.drainTimeoutMs });
       await services.holdOwner.stop({ forget: true });
       await services.close();
     },
