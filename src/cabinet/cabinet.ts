@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { ApiKeys } from '../auth/api-keys.js';
 import { AdminTokens } from './admin-tokens.js';
 import { CabinetKeys } from './cabinet-key.js';
+import { removeEndedCabinetRecords } from './cleanup.js';
 import { type CabinetSettings, LoginLinks } from './login-links.js';
 import { CabinetSessions } from './sessions.js';
 
@@ -13,6 +14,8 @@ export interface Cabinet {
   readonly sessions: CabinetSessions;
   readonly adminTokens: AdminTokens;
   readonly keys: CabinetKeys;
+  /** Removes used and expired login links and sessions ended a day ago (cleanup.ts): the sweep's part. */
+  removeEnded(): Promise<{ loginLinks: number; sessions: number }>;
 }
 
 export function openCabinet(db: Knex, apiKeys: ApiKeys, settings: CabinetSettings, now: () => number): Cabinet {
@@ -23,5 +26,6 @@ export function openCabinet(db: Knex, apiKeys: ApiKeys, settings: CabinetSetting
     sessions: new CabinetSessions(db, links, settings, now),
     adminTokens: new AdminTokens(db, now),
     keys: new CabinetKeys(db, apiKeys),
+    removeEnded: () => removeEndedCabinetRecords(db, now()),
   };
 }

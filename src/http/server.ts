@@ -1,5 +1,6 @@
 // Runs the HTTP API and the background chores of a serving process: its heartbeat and the
-// sweep of dead processes' holds (hold-owners.ts), releasing expired holds (the last resort),
+// sweep of dead processes' holds (hold-owners.ts), releasing expired holds (the last resort)
+// and, with them, removing ended cabinet login links and sessions,
 // flushing last-used times and, unless disabled, the job runner.
 // Connections are bounded: a cap (server.max_connections), a time to send the headers and the
 // whole request (slow clients), an idle keep-alive timeout. Stops gracefully within a
@@ -14,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
+import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { createApp } from './app.js';
 import type { RouteDefinition } from './route-table.js';
 
@@ -81,6 +83,7 @@ export async function startServer(
         (released) => released > 0 && logger.warn({ released }, 'released expired holds'),
         (error) => logger.error({ err: error }, 'hold sweeper failed'),
       );
+      sweepCabinet(services);
     }, config.holds.sweepIntervalMs),
     setInterval(() => {
       apiKeys.flushLastUsed().catch((error) => logger.error({ err: error }, 'last-used flush failed'));

@@ -1,7 +1,9 @@
 // A worker process's own part (`gateway worker`): the job runner without the HTTP API. It also
 // registers as a live hold owner (it beats, and sweeps the request holds of serving processes
-// that died) and releases expired holds, so a worker-only host recovers crashed requests too.
+// that died) and releases expired holds, so a worker-only host recovers crashed requests too;
+// with them it removes ended cabinet login links and sessions.
 import { createJobRunner } from '../jobs/runner.js';
+import { sweepCabinet } from './cabinet-sweep.js';
 import type { ServerServices } from '../services.js';
 
 export interface RunningWorker {
@@ -19,6 +21,7 @@ export async function startWorker(services: ServerServices): Promise<RunningWork
   services.holdOwner.start();
   const sweeper = setInterval(() => {
     services.ledger.releaseExpired().catch((error: unknown) => services.logger.error({ err: error }, 'hold sweeper failed'));
+    sweepCabinet(services);
   }, services.config.holds.sweepIntervalMs);
   return {
     owner: runner.owner,
