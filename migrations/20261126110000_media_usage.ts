@@ -10,10 +10,10 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../src/db/dialect.js';
 
-export const mediaColumns = ['images', 'characters', 'audio_seconds', 'video_seconds'] as const;
+const mediaColumns = ['images', 'characters', 'audio_seconds', 'video_seconds'] as const;
 
 /** The settle trigger of 20261125160000, its usage insert carrying `extraColumns`. */
-export function settleTrigger(extraColumns: readonly string[]): string {
+function settleTrigger(extraColumns: readonly string[]): string {
   const columns = extraColumns.map((column) => `, ${column}`).join('');
   const values = extraColumns.map((column) => `, COALESCE(u->>'${column}', 0)`).join('');
   return `CREATE TRIGGER holds_settle AFTER UPDATE OF status ON holds WHEN OLD.status = 'active' AND NEW.status = 'settled'

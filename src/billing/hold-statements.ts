@@ -48,61 +48,9 @@ export const placeHold: HotStatement = {
  */
 export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
 
-/** The record's fields, each its own binding (u_ + column); all null when there is none (no record is written). */
-const usageFields = [
-  'request_id',
-  'account_id',
-  'key_id',
-  'endpoint',
-  'model',
-  'provider',
-  'upstream_model',
-  'status',
-  'input_tokens',
-  'cached_input_tokens',
-  'cache_write_input_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'estimated',
-  'latency_ms',
-  'ttft_ms',
-  'finish_reason',
-  'created_at',
-  'images',
-  'characters',
-  'audio_seconds',
-  'video_seconds',
-] as const satisfies readonly (keyof UsageOfCharge)[];
-
-const noUsage: Record<string, null> = Object.fromEntries(usageFields.map((field) => [`u_${field}`, null]));
-
-/** The settle's bindings for its usage record (u_request_id …), or nulls: none is written. */
-export function usageBindings(usage: UsageOfCharge | undefined): Record<string, string | number | null> {
-  if (usage === undefined) return noUsage;
-  return {
-    u_request_id: usage.request_id,
-    u_account_id: usage.account_id,
-    u_key_id: usage.key_id,
-    u_endpoint: usage.endpoint,
-    u_model: usage.model,
-    u_provider: usage.provider,
-    u_upstream_model: usage.upstream_model,
-    u_status: usage.status,
-    u_input_tokens: usage.input_tokens,
-    u_cached_input_tokens: usage.cached_input_tokens,
-    u_cache_write_input_tokens: usage.cache_write_input_tokens,
-    u_output_tokens: usage.output_tokens,
-    u_reasoning_tokens: usage.reasoning_tokens,
-    u_estimated: usage.estimated ? 1 : 0,
-    u_latency_ms: usage.latency_ms,
-    u_ttft_ms: usage.ttft_ms,
-    u_finish_reason: usage.finish_reason,
-    u_created_at: usage.created_at,
-    u_images: usage.images ?? 0,
-    u_characters: usage.characters ?? 0,
-    u_audio_seconds: usage.audio_seconds ?? 0,
-    u_video_seconds: usage.video_seconds ?? 0,
-  };
+/** The settle's binding for its usage record: the record as JSON, read by both databases' statements (null: none). */
+export function usageBindings(usage: UsageOfCharge | undefined): { uJson: string | null } {
+  return { uJson: usage === undefined ? null : JSON.stringify(usage) };
 }
 
 const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
@@ -111,8 +59,8 @@ const usageColumns = `request_id, account_id, key_id, endpoint, model, provider,
 
 /**
  * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and
- * the usage record's (usageBindings: written with the charge, or none). Returns amount_units
- * and charged_units, or no row when the hold was not active.
+ * uJson (usageBindings: a usage record written with the charge, or none). Returns
+ * amount_units and charged_units, or no row when the hold was not active.
  */
 export const settleHold: HotStatement = {
   writes: true,
@@ -135,30 +83,24 @@ export const settleHold: HotStatement = {
          RETURNING id
        ), usage AS (
          INSERT INTO usage_records (${usageColumns})
-         SELECT CAST(:u_request_id AS TEXT), CAST(:u_account_id AS TEXT), CAST(:u_key_id AS TEXT), CAST(:u_endpoint AS TEXT), CAST(:u_model AS TEXT),
-           CAST(:u_provider AS TEXT), CAST(:u_upstream_model AS TEXT), CAST(:u_status AS TEXT), CAST(:u_input_tokens AS INTEGER),
-           CAST(:u_cached_input_tokens AS INTEGER), CAST(:u_cache_write_input_tokens AS INTEGER), CAST(:u_output_tokens AS INTEGER),
-           CAST(:u_reasoning_tokens AS INTEGER), moved.charged_units, CAST(CAST(:u_estimated AS INTEGER) AS BOOLEAN), CAST(:u_latency_ms AS INTEGER),
-           CAST(:u_ttft_ms AS INTEGER), CAST(:u_finish_reason AS TEXT), CAST(:u_created_at AS BIGINT), CAST(:u_images AS INTEGER),
-           CAST(:u_characters AS INTEGER), CAST(:u_audio_seconds AS INTEGER), CAST(:u_video_seconds AS INTEGER)
-         FROM moved WHERE CAST(:u_request_id AS TEXT) IS NOT NULL
+         SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
+           u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, moved.charged_units, u.estimated,
+           u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at,
+           COALESCE(u.images, 0), COALESCE(u.characters, 0), COALESCE(u.audio_seconds, 0), COALESCE(u.video_seconds, 0)
+         FROM moved, jsonb_to_record(CAST(:uJson AS jsonb)) AS u(request_id text, account_id text, key_id text, endpoint text, model text,
+           provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
+           output_tokens integer, reasoning_tokens integer, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text, created_at bigint,
+           images integer, characters integer, audio_seconds integer, video_seconds integer)
+         WHERE CAST(:uJson AS jsonb) IS NOT NULL
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
-  // The settle trigger (migration 20261124010000) moves the money and writes the ledger row.
+  // The settle trigger (migrations 20261125160000, 20261126110000) writes the usage record from usage_json with
+  // the charge it computed, then clears the column.
   sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
-              model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id)
+              model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id),
+              usage_json = :uJson
             WHERE id = :id AND status = 'active' RETURNING amount_units, charged_units`,
-  // The usage record, in the same transaction, only when the UPDATE above settled the hold
-  // (changes(): the rows that statement changed itself). Bound field by field: it used to
-  // reach the settle trigger as JSON in a column of holds, serialized per request in
-  // JavaScript, parsed again field by field by SQLite, and written into the hold's row and
-  // cleared again in the same statement.
-  sqliteFollowUp: `INSERT INTO usage_records (${usageColumns})
-            SELECT :u_request_id, :u_account_id, :u_key_id, :u_endpoint, :u_model, :u_provider, :u_upstream_model, :u_status, :u_input_tokens,
-              :u_cached_input_tokens, :u_cache_write_input_tokens, :u_output_tokens, :u_reasoning_tokens, charged_units, :u_estimated,
-              :u_latency_ms, :u_ttft_ms, :u_finish_reason, :u_created_at, :u_images, :u_characters, :u_audio_seconds, :u_video_seconds
-            FROM holds WHERE id = :id AND changes() > 0 AND :u_request_id IS NOT NULL`,
 };
 
 /** Bindings: id, closedAt. Returns a row when the hold was active and is now released. */

@@ -29,12 +29,6 @@ export interface HotStatement {
   readonly pg: string;
   /** Whether it writes (a group with more than one write runs in a transaction). */
   readonly writes: boolean;
-  /**
-   * SQLite only: a second statement run right after this one, with the same bindings, always
-   * in the same transaction (what a PostgreSQL statement does with one more CTE). Its rows are
-   * not answered. A failure of either undoes both: the pair is never half done.
-   */
-  readonly sqliteFollowUp?: string;
 }
 
 export type Bindings = Record<string, string | number | null>;
@@ -50,7 +44,6 @@ export interface HotStatements {
 export async function runWithin<Row>(transaction: Knex.Transaction, statement: HotStatement, bindings: Bindings): Promise<Row[]> {
   const postgres = isPostgres(transaction);
   const result = await transaction.raw(postgres ? statement.pg : statement.sqlite, bindings);
-  if (!postgres && statement.sqliteFollowUp !== undefined) await transaction.raw(statement.sqliteFollowUp, bindings);
   return (postgres ? result.rows : result) as Row[];
 }
 
@@ -73,8 +66,6 @@ interface Driver {
   exec(connection: unknown, sql: string): Promise<void>;
   /** Whether this error undid only its own statement and left the transaction usable. */
   undidOnlyItself(error: unknown): boolean;
-  /** Whether `statement` is more than one statement here (it then always runs in a transaction). */
-  isPair(statement: HotStatement): boolean;
 }
 
 interface Pending {
@@ -125,7 +116,7 @@ class GroupedStatements implements HotStatements {
     let answered = true;
     try {
       let writes = 0;
-      for (const pending of group) if (pending.statement.writes) writes += this.driver.isPair(pending.statement) ? 2 : 1;
+      for (const pending of group) if (pending.statement.writes) writes++;
       if (writes > 1) answered = await this.runTogether(connection, group);
       else for (const pending of group) await this.runOn(connection, pending);
     } finally {
@@ -154,24 +145,9 @@ class GroupedStatements implements HotStatements {
       return;
     }
     try {
-      if (this.driver.isPair(pending.statement)) await this.runPairAlone(connection, pending);
-      else await this.runOn(connection, pending);
+      await this.runOn(connection, pending);
     } finally {
       this.db.client.releaseConnection(connection);
-    }
-  }
-
-  /** A pair of statements in a transaction of its own: both land or neither does. */
-  private async runPairAlone(connection: unknown, pending: Pending): Promise<void> {
-    const { driver } = this;
-    try {
-      await driver.exec(connection, driver.begin);
-      const rows = await driver.run(connection, pending.statement, pending.bindings);
-      await driver.exec(connection, 'COMMIT');
-      pending.resolve(rows);
-    } catch (error) {
-      await driver.exec(connection, 'ROLLBACK').catch(() => undefined);
-      pending.reject(error instanceof FollowUpFailedError ? error.cause : error);
     }
   }
 
@@ -228,13 +204,6 @@ function toPositional(sql: string, marker: '$' | '?'): Positional {
   return { text, names };
 }
 
-/** The follow-up of a pair failed after its first statement ran (never undone alone). */
-class FollowUpFailedError extends Error {
-  constructor(cause: unknown) {
-    super(`the follow-up statement failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
-}
-
 /** The parts of node-sqlite3 used here. */
 interface SqliteStatement {
   all(parameters: unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
@@ -249,13 +218,13 @@ interface SqliteConnection {
 class SqliteDriver implements Driver {
   // IMMEDIATE: the write lock is taken at BEGIN, so no statement of the group waits for it.
   // Each statement of a group keeps a statement journal (the earlier state of the pages it
-  // changes: what lets a refusal undo only its own statement). SQLite spills one over 64 KiB
-  // to a temporary file, opened, written and deleted in every group that has one, and a settle
-  // changes 10–16 pages (more when a b-tree rebalances): 27 → 70 KB written per chat request
-  // once the settle also wrote the usage record (docs/performance.md). Where the journal lives
-  // is decided when the write transaction begins (temp_store = MEMORY: in memory); the setting
-  // is back to the default before anything else runs on the connection, so the sorts of other
-  // queries still spill to disk rather than grow in memory.
+  // changes that earlier statements of the group had changed: what lets a refusal undo only its
+  // own statement). SQLite spills one over 64 KiB to a temporary file, opened, written and
+  // deleted in every group, and a settle that writes its usage record changes about 16 pages:
+  // every group spilled, 27 → 70 KB written per chat request (docs/performance.md). Where the
+  // journal lives is decided when the write transaction begins (temp_store = MEMORY: in memory);
+  // the setting is back to the default before anything else runs on the connection, so the
+  // sorts of other queries still spill to disk rather than grow in memory.
   readonly begin = 'PRAGMA temp_store = MEMORY; BEGIN IMMEDIATE; PRAGMA temp_store = DEFAULT';
   /** Prepared statements of each connection, finalized before the connection closes. */
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
@@ -263,30 +232,13 @@ class SqliteDriver implements Driver {
   private readonly positional = new Map<string, Positional>();
 
   async run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
-    const rows = await this.runText(connection as SqliteConnection, statement.sqlite, bindings);
-    if (statement.sqliteFollowUp !== undefined) {
-      try {
-        await this.runText(connection as SqliteConnection, statement.sqliteFollowUp, bindings);
-      } catch (error) {
-        // The first statement has landed: the group must be rolled back, whatever the code.
-        throw new FollowUpFailedError(error);
-      }
-    }
-    return rows;
-  }
-
-  isPair(statement: HotStatement): boolean {
-    return statement.sqliteFollowUp !== undefined;
-  }
-
-  private async runText(connection: SqliteConnection, sql: string, bindings: Bindings): Promise<unknown[]> {
-    let positional = this.positional.get(sql);
+    let positional = this.positional.get(statement.sqlite);
     if (!positional) {
-      positional = toPositional(sql, '?');
-      this.positional.set(sql, positional);
+      positional = toPositional(statement.sqlite, '?');
+      this.positional.set(statement.sqlite, positional);
     }
     const values = positional.names.map((name) => bindings[name]);
-    const prepared = await this.statementOf(connection, positional.text);
+    const prepared = await this.statementOf(connection as SqliteConnection, positional.text);
     return new Promise((resolve, reject) => prepared.all(values, (error, rows) => (error ? reject(error) : resolve(rows))));
   }
 
@@ -349,10 +301,6 @@ class PostgresDriver implements Driver {
 
   undidOnlyItself(): boolean {
     return false; // any error aborts a PostgreSQL transaction
-  }
-
-  isPair(): boolean {
-    return false; // a PostgreSQL statement chains its steps in CTEs
   }
 
   private prepare(sql: string): Positional & { name: string } {
