@@ -103,3 +103,59 @@ testOnBackends('the database itself refuses a negative balance', async (t, { db 
   const account = await new Accounts(db).create('grace');
   await t.throwsAsync(db('accounts').where({ id: account.id }).update({ balance_units: -1 }));
 });
+
+testOnBackends('a settle writes its usage record with the charge it computed, exactly once, alone, grouped and inside a transaction', async (t, { db }) => {
+  const ledger = new Ledger(db);
+  const account = await new Accounts(db).create('usage-with-settle');
+  await ledger.credit(account.id, 100_000n, 'topup');
+  const usage = (requestId: string) => ({
+    request_id: requestId,
+    account_id: account.id,
+    key_id: 'key_1',
+    endpoint: '/v1/chat/completions',
+    model: 'sim/chat',
+    provider: 'sim',
+    upstream_model: 'chat-1',
+    status: 'completed' as const,
+    input_tokens: 12,
+    cached_input_tokens: 2,
+    cache_write_input_tokens: 0,
+    output_tokens: 40,
+    reasoning_tokens: 7,
+    estimated: true,
+    latency_ms: 321,
+    ttft_ms: null,
+    finish_reason: 'stop',
+    created_at: 1_764_000_000_123,
+    images: 2,
+  });
+  const alone = await ledger.hold(account.id, 5_000n, { ttlMs: 60_000 });
+  await ledger.settle(alone.id, 9_999n, { requestId: 'req_alone', usage: usage('req_alone') }); // capped at 5,000
+  // Three settles queued in one tick run as one group.
+  const grouped = await Promise.all([1, 2, 3].map(() => ledger.hold(account.id, 1_000n, { ttlMs: 60_000 })));
+  await Promise.all(grouped.map((hold, index) => ledger.settle(hold.id, BigInt(100 * (index + 1)), { requestId: `req_g${index}`, usage: usage(`req_g${index}`) })));
+  const within = await ledger.hold(account.id, 1_000n, { ttlMs: 60_000 });
+  await db.transaction((transaction) => ledger.settle(within.id, 250n, { requestId: 'req_within', usage: usage('req_within'), within: transaction }));
+  // A settle of a closed hold writes nothing, and neither does one without a record.
+  await t.throwsAsync(ledger.settle(alone.id, 1n, { usage: usage('req_again') }), { instanceOf: HoldClosedError });
+  const bare = await ledger.hold(account.id, 1_000n, { ttlMs: 60_000 });
+  await ledger.settle(bare.id, 10n, { requestId: 'req_bare' });
+
+  const records = await db('usage_records').orderBy('request_id');
+  t.deepEqual(
+    records.map((row: Record<string, unknown>) => [row.request_id, Number(row.cost_units)]),
+    [
+      ['req_alone', 5_000],
+      ['req_g0', 100],
+      ['req_g1', 200],
+      ['req_g2', 300],
+      ['req_within', 250],
+    ],
+  );
+  // The record as given, every field stored as sent (the databases give numbers and booleans their own way), the media units absent as 0.
+  const row = records[0] as Record<string, unknown>;
+  const numeric = ['input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_tokens', 'latency_ms', 'created_at', 'images', 'characters', 'audio_seconds', 'video_seconds'];
+  const stored = Object.fromEntries(Object.entries(row).map(([name, value]) => [name, numeric.includes(name) ? Number(value) : name === 'estimated' ? Boolean(value) : value]));
+  t.like(stored, { ...usage('req_alone'), characters: 0, audio_seconds: 0, video_seconds: 0 });
+  await assertLedgerInvariants(t, db);
+});
