@@ -28,6 +28,7 @@ export const processSuites = [
   'test/e2e/hold-owners-crash.test.ts',
   'test/e2e/jobs-crash.test.ts',
   'test/e2e/jobs-multi-instance.test.ts',
+  'test/e2e/jobs-runner-stop.test.ts',
   'test/e2e/jobs-submit-once.test.ts',
   'test/e2e/key-cache.test.ts',
   'test/e2e/key-controls.test.ts',
