@@ -5,27 +5,9 @@
 // the row with the actor it is given. Read by `gateway audit ls` and GET /admin/v1/audit.
 import { userInfo, hostname } from 'node:os';
 import type { Knex } from 'knex';
+import { auditActions } from './audit-actions.js';
 
-/** Every action the trail records (`audit ls --action` and GET /admin/v1/audit?action= offer these). */
-export const auditActions = [
-  'account.create',
-  'account.disable',
-  'account.enable',
-  'balance.topup',
-  'balance.adjust',
-  'balance.refund',
-  'key.create',
-  'key.update',
-  'key.revoke',
-  'job.cancel',
-  // The web cabinet (src/cabinet/*): a login link printed, sessions ended, admin tokens made and revoked.
-  'login_link.create',
-  'session.revoke',
-  'admin_token.create',
-  'admin_token.revoke',
-  // The account cabinet (src/http/routes/cabinet-keys.ts) also makes and revokes keys (above), and rotates the webhook secret.
-  'webhook_secret.rotate',
-] as const;
+export { auditActions };
 export type AuditAction = (typeof auditActions)[number];
 
 export interface AuditEntry {

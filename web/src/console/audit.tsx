@@ -1,8 +1,10 @@
 // The audit log (GET /admin/v1/audit): every change with who made it, newest first, filtered by
 // action and account (kept in the address), paged by the server's cursor.
 import { Fragment } from 'preact';
+import { auditActions } from '../../../src/audit/audit-actions.js';
 import { api, queryString } from '../api.js';
 import { FilterForm } from '../components/filter-form.js';
+import { ConsoleTable } from '../components/console-table.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
@@ -26,24 +28,6 @@ interface AuditPage {
   next_cursor: string | null;
 }
 
-/** The API's actions (src/audit/audit-log.ts; test/web/console-lists.test.ts keeps the two equal). */
-export const auditActions = [
-  'account.create',
-  'account.disable',
-  'account.enable',
-  'balance.topup',
-  'balance.adjust',
-  'balance.refund',
-  'key.create',
-  'key.update',
-  'key.revoke',
-  'job.cancel',
-  'login_link.create',
-  'session.revoke',
-  'admin_token.create',
-  'admin_token.revoke',
-  'webhook_secret.rotate',
-] as const;
 
 const emptyFilters = { action: '', account: '' };
 const pageSize = 50;
@@ -92,45 +76,39 @@ export function AuditPage() {
       {page.loading && !page.data && <Loading />}
       {page.data && (
         <>
-          {page.data.data.length === 0 ? (
-            <p>{t('console.audit.empty')}</p>
-          ) : (
-            <div class="table-scroll">
-              <table class="console-table audit">
-                <caption class="visually-hidden">{t('console.audit.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('console.requests.time')}</th>
-                    <th scope="col">{t('console.audit.actor')}</th>
-                    <th scope="col">{t('console.audit.action')}</th>
-                    <th scope="col">{t('console.audit.target')}</th>
-                    <th scope="col">{t('console.requests.account')}</th>
-                    <th scope="col">{t('console.audit.details')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.data.map((entry) => (
-                    <tr key={entry.id} data-action={entry.action}>
-                      <td class="nowrap">{formatMoment(entry.at, language)}</td>
-                      <td>
-                        <code>{entry.actor}</code>
-                      </td>
-                      <td class="nowrap">
-                        <code>{entry.action}</code>
-                      </td>
-                      <td>
-                        <code>{entry.target}</code>
-                      </td>
-                      <td>{accountName(entry.account_id)}</td>
-                      <td class="details">
-                        <Details details={entry.details} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ConsoleTable
+            class="audit"
+            caption={t('console.audit.title')}
+            empty={t('console.audit.empty')}
+            columns={[
+              { label: t('console.requests.time') },
+              { label: t('console.audit.actor') },
+              { label: t('console.audit.action') },
+              { label: t('console.audit.target') },
+              { label: t('console.requests.account') },
+              { label: t('console.audit.details') },
+            ]}
+            rowCount={page.data.data.length}
+          >
+            {page.data.data.map((entry) => (
+              <tr key={entry.id} data-action={entry.action}>
+                <td class="nowrap">{formatMoment(entry.at, language)}</td>
+                <td>
+                  <code>{entry.actor}</code>
+                </td>
+                <td class="nowrap">
+                  <code>{entry.action}</code>
+                </td>
+                <td>
+                  <code>{entry.target}</code>
+                </td>
+                <td>{accountName(entry.account_id)}</td>
+                <td class="details">
+                  <Details details={entry.details} />
+                </td>
+              </tr>
+            ))}
+          </ConsoleTable>
           <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
         </>
       )}

@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api, queryString } from '../api.js';
 import { FilterForm } from '../components/filter-form.js';
+import { ConsoleTable } from '../components/console-table.js';
 import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
@@ -100,58 +101,53 @@ export function JobsPage() {
       <ErrorMessage error={actionError} />
       <ErrorMessage error={jobs.error} />
       {jobs.loading && !jobs.data && <Loading />}
-      {jobs.data &&
-        (jobs.data.data.length === 0 ? (
-          <p>{t('console.jobs.empty')}</p>
-        ) : (
-          <div class="table-scroll">
-            <table class="console-table jobs">
-              <caption class="visually-hidden">{t('console.jobs.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('console.jobs.created')}</th>
-                  <th scope="col">{t('console.jobs.id')}</th>
-                  <th scope="col">{t('console.jobs.kind')}</th>
-                  <th scope="col">{t('console.requests.account')}</th>
-                  <th scope="col">{t('common.model')}</th>
-                  <th scope="col">{t('console.jobs.status')}</th>
-                  <th scope="col" class="number">{t('console.jobs.held')}</th>
-                  <th scope="col" class="number">{t('console.jobs.charged')}</th>
-                  <th scope="col">{t('common.actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.data.map((job) => (
-                  <tr key={job.id} data-job-id={job.id} data-status={job.status}>
-                    <td class="nowrap">{formatDateTime(job.created_at, language)}</td>
-                    <td>
-                      <code>{job.id}</code>
-                    </td>
-                    <td>{jobKindLabel(job.kind, t)}</td>
-                    <td>{accountName(job.account_id)}</td>
-                    <td class="nowrap">
-                      <code>{job.model}</code>
-                    </td>
-                    <td>
-                      {consoleJobStatusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
-                      {job.error && <div class="muted small">{job.error.message}</div>}
-                    </td>
-                    <td class="number">{formatRub(job.held_rub, language)}</td>
-                    <td class="number">{formatRub(job.charged_rub, language)}</td>
-                    <td>
-                      {(job.status === 'queued' || job.status === 'in_progress') && (
-                        <ConfirmButton question={t('console.jobs.cancelConfirm', { id: job.id })} onConfirmed={() => cancel(job)}>
-                          {t('console.jobs.cancel')}
-                          <span class="visually-hidden"> {job.id}</span>
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ))}
+      {jobs.data && (
+        <ConsoleTable
+          class="jobs"
+          caption={t('console.jobs.title')}
+          empty={t('console.jobs.empty')}
+          columns={[
+            { label: t('console.jobs.created') },
+            { label: t('console.jobs.id') },
+            { label: t('console.jobs.kind') },
+            { label: t('console.requests.account') },
+            { label: t('common.model') },
+            { label: t('console.jobs.status') },
+            { label: t('console.jobs.held'), number: true },
+            { label: t('console.jobs.charged'), number: true },
+            { label: t('common.actions') },
+          ]}
+          rowCount={jobs.data.data.length}
+        >
+          {jobs.data.data.map((job) => (
+            <tr key={job.id} data-job-id={job.id} data-status={job.status}>
+              <td class="nowrap">{formatDateTime(job.created_at, language)}</td>
+              <td>
+                <code>{job.id}</code>
+              </td>
+              <td>{jobKindLabel(job.kind, t)}</td>
+              <td>{accountName(job.account_id)}</td>
+              <td class="nowrap">
+                <code>{job.model}</code>
+              </td>
+              <td>
+                {consoleJobStatusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
+                {job.error && <div class="muted small">{job.error.message}</div>}
+              </td>
+              <td class="number">{formatRub(job.held_rub, language)}</td>
+              <td class="number">{formatRub(job.charged_rub, language)}</td>
+              <td>
+                {(job.status === 'queued' || job.status === 'in_progress') && (
+                  <ConfirmButton question={t('console.jobs.cancelConfirm', { id: job.id })} onConfirmed={() => cancel(job)}>
+                    {t('console.jobs.cancel')}
+                    <span class="visually-hidden"> {job.id}</span>
+                  </ConfirmButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
+      )}
       {jobs.data?.has_more && <p class="muted">{t('console.jobs.more', { count: pageSize })}</p>}
     </>
   );

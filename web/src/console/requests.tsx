@@ -4,6 +4,7 @@
 import { Fragment } from 'preact';
 import { api, queryString } from '../api.js';
 import { FilterForm } from '../components/filter-form.js';
+import { ConsoleTable } from '../components/console-table.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
@@ -106,61 +107,55 @@ export function RequestsPage() {
       {page.loading && !page.data && <Loading />}
       {page.data && (
         <>
-          {page.data.data.length === 0 ? (
-            <p>{t('console.requests.empty')}</p>
-          ) : (
-            <div class="table-scroll">
-              <table class="console-table request-log">
-                <caption class="visually-hidden">{t('console.requests.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('console.requests.time')}</th>
-                    <th scope="col">{t('console.requests.accountKey')}</th>
-                    <th scope="col">{t('common.model')}</th>
-                    <th scope="col">{t('console.requests.route')}</th>
-                    <th scope="col">{t('console.requests.status')}</th>
-                    <th scope="col" class="number">{t('console.requests.latency')}</th>
-                    <th scope="col" class="number">{t('console.requests.charge')}</th>
+          <ConsoleTable
+            class="request-log"
+            caption={t('console.requests.title')}
+            empty={t('console.requests.empty')}
+            columns={[
+              { label: t('console.requests.time') },
+              { label: t('console.requests.accountKey') },
+              { label: t('common.model') },
+              { label: t('console.requests.route') },
+              { label: t('console.requests.status') },
+              { label: t('console.requests.latency'), number: true },
+              { label: t('console.requests.charge'), number: true },
+            ]}
+            rowCount={page.data.data.length}
+          >
+            {page.data.data.map((entry) => (
+              <Fragment key={entry.id}>
+                <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
+                  <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
+                  <td>
+                    {accountName(entry.account_id)}
+                    {entry.key_id && (
+                      <div>
+                        <code class="small">{entry.key_id}</code>
+                      </div>
+                    )}
+                  </td>
+                  <td class="nowrap">{entry.model ? <code>{entry.model}</code> : '—'}</td>
+                  <td>
+                    <code>
+                      {entry.method} {entry.route}
+                    </code>
+                    {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
+                  </td>
+                  <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
+                  <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
+                  <td class="number">{formatRub(entry.charged_rub, language)}</td>
+                </tr>
+                {entry.error && (
+                  <tr class="failure-row" data-failure-of={entry.request_id}>
+                    <td />
+                    <td colSpan={6}>
+                      <FailureDetails error={entry.error} />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {page.data.data.map((entry) => (
-                    <Fragment key={entry.id}>
-                      <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
-                        <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
-                        <td>
-                          {accountName(entry.account_id)}
-                          {entry.key_id && (
-                            <div>
-                              <code class="small">{entry.key_id}</code>
-                            </div>
-                          )}
-                        </td>
-                        <td class="nowrap">{entry.model ? <code>{entry.model}</code> : '—'}</td>
-                        <td>
-                          <code>
-                            {entry.method} {entry.route}
-                          </code>
-                          {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
-                        </td>
-                        <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
-                        <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
-                        <td class="number">{formatRub(entry.charged_rub, language)}</td>
-                      </tr>
-                      {entry.error && (
-                        <tr class="failure-row" data-failure-of={entry.request_id}>
-                          <td />
-                          <td colSpan={6}>
-                            <FailureDetails error={entry.error} />
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                )}
+              </Fragment>
+            ))}
+          </ConsoleTable>
           <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
         </>
       )}

@@ -1,0 +1,24 @@
+// Every action the audit trail records, in one import-free module: the server (audit-log.ts,
+// the admin API's schemas, `gateway audit ls --action`) and the operator console's audit page
+// (web/src/console/audit.tsx, bundled by esbuild) read the same list.
+
+/** Every action the trail records (`audit ls --action` and GET /admin/v1/audit?action= offer these). */
+export const auditActions = [
+  'account.create',
+  'account.disable',
+  'account.enable',
+  'balance.topup',
+  'balance.adjust',
+  'balance.refund',
+  'key.create',
+  'key.update',
+  'key.revoke',
+  'job.cancel',
+  // The web cabinet (src/cabinet/*): a login link printed, sessions ended, admin tokens made and revoked.
+  'login_link.create',
+  'session.revoke',
+  'admin_token.create',
+  'admin_token.revoke',
+  // The account cabinet (src/http/routes/cabinet-keys.ts) also makes and revokes keys (above), and rotates the webhook secret.
+  'webhook_secret.rotate',
+] as const;
