@@ -51,3 +51,29 @@ export function useCursorPages(): { cursor: string | undefined; hasPrevious: boo
     reset: () => setStack([undefined]),
   };
 }
+
+export interface Action {
+  /** True while the action runs (its button is disabled meanwhile). */
+  readonly busy: boolean;
+  /** What the last run threw, to show; cleared when the next one starts. */
+  readonly error: unknown;
+  run(action: () => Promise<void>): Promise<void>;
+}
+
+/** A change the user starts (a form sent, a button pressed): busy while it runs, its failure kept to show. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = async (action: () => Promise<void>) => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      await action();
+    } catch (reason) {
+      setError(reason);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}

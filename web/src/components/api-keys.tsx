@@ -4,6 +4,7 @@
 // the table with prefix, last four, last use and state, each active key with a revoke button.
 // The pages pass in how to create and revoke, so the same pieces serve both APIs.
 import { useState } from 'preact/hooks';
+import { useAction } from '../data.js';
 import { formatDateTime } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 import { CopyButton, ErrorMessage } from './common.js';
@@ -44,28 +45,21 @@ export function CreateKeyForm(props: { create: (body: NewKey) => Promise<Created
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>(['chat']);
   const [rpm, setRpm] = useState('');
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   return (
     <section aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">{t('keys.create')}</h2>
       <form
         class="stacked"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setError(undefined);
-          setBusy(true);
-          try {
+          void run(async () => {
             const body: NewKey = { name, scopes: chosen };
             if (rpm.trim() !== '') body.rpm = Number(rpm);
             const created = await props.create(body);
             props.onCreated({ key: created.key, name: created.name ?? name });
             setName('');
-          } catch (reason) {
-            setError(reason);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <label>

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorMessage, fieldOf } from '../components/common.js';
+import { useAction } from '../data.js';
 import { formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
 
@@ -43,9 +44,8 @@ export function MoneyForm(props: { accountId: string; operation: Operation; onDo
   const [amount, setAmount] = useState('');
   const [kind, setKind] = useState<string>('topup');
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, run } = useAction();
   const [done, setDone] = useState<Credit | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
   const id = (name: string) => `${props.operation}-${name}`;
   const fields = { amount_rub: t('console.accounts.amount'), reason: t('console.accounts.reason'), kind: t('console.accounts.kind') };
   const invalidField = fieldOf(error, fields);
@@ -56,22 +56,16 @@ export function MoneyForm(props: { accountId: string; operation: Operation; onDo
       <h2 id={id('heading')}>{t(titles[props.operation])}</h2>
       <form
         class="stacked"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setError(undefined);
           setDone(undefined);
-          setBusy(true);
-          try {
+          void run(async () => {
             const body = props.operation === 'topup' ? { amount_rub: amountText(amount), kind, reason } : { amount_rub: amountText(amount), reason };
             setDone(await api<Credit>(`/admin/v1/accounts/${encodeURIComponent(props.accountId)}/${props.operation}`, { method: 'POST', body }));
             setAmount('');
             setReason('');
             props.onDone();
-          } catch (failure) {
-            setError(failure);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <div class="row">

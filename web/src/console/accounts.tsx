@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorMessage, fieldOf, Link, Loading, PageHeading } from '../components/common.js';
-import { useLoad } from '../data.js';
+import { useAction, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 
@@ -99,26 +99,19 @@ export function AccountsPage() {
 function CreateAccount(props: { onCreated: (account: AdminAccount) => void }) {
   const { t } = useI18n();
   const [name, setName] = useState('');
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const fields = { name: t('console.accounts.name') };
   return (
     <section aria-labelledby="create-account-heading">
       <h2 id="create-account-heading">{t('console.accounts.create')}</h2>
       <form
         class="stacked"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setError(undefined);
-          setBusy(true);
-          try {
+          void run(async () => {
             props.onCreated(await api<AdminAccount>('/admin/v1/accounts', { method: 'POST', body: { name: name.trim() } }));
             setName('');
-          } catch (reason) {
-            setError(reason);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <label>

@@ -5,7 +5,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, send } from '../api.js';
 import { ErrorMessage, Link, Loading, PageHeading } from '../components/common.js';
-import { useLoad } from '../data.js';
+import { useAction, useLoad } from '../data.js';
 import { formatRub, formatUsd } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 import { capabilityList, loadModels, type CatalogModel } from '../models.js';
@@ -217,21 +217,9 @@ function ImageGeneration(props: { models: CatalogModel[] }) {
   const requestKey = JSON.stringify(request);
   const [quote, setQuote] = useState<{ key: string; quote: ImageQuote } | undefined>(undefined);
   const [images, setImages] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
+  const { busy, error, run } = useAction();
   const currentQuote = quote?.key === requestKey ? quote.quote : undefined; // a quote holds only for the request it priced
 
-  const run = async (action: () => Promise<void>) => {
-    setError(undefined);
-    setBusy(true);
-    try {
-      await action();
-    } catch (reason) {
-      setError(reason);
-    } finally {
-      setBusy(false);
-    }
-  };
   const format = 'png';
   return (
     <section aria-labelledby="image-heading" class="panel">
