@@ -9,6 +9,10 @@
 // at load 30 could not).
 //
 //   node bench/alternate.mjs --base /path/to/old/checkout --head /path/to/new/checkout [--rounds 3] [--seconds 8]
+// With --bursts N, each round starts both builds once and they take turns N times in short
+// bursts (--seconds, 3 by default), order swapped every pair, while the other sits idle: a slow
+// minute of the machine then falls on both of a pair, and the median of the pairs' ratios
+// (head ÷ base) tells a few per cent apart where whole rounds drift by 20%.
 // Each checkout must be built (npm run build).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +21,8 @@ import { option } from './lib.mjs';
 const args = process.argv.slice(2);
 const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resolve(option(args, 'head', '.')) };
 const rounds = Number(option(args, 'rounds', '3'));
-const seconds = Number(option(args, 'seconds', '8'));
+const bursts = Number(option(args, 'bursts', '0'));
+const seconds = Number(option(args, 'seconds', bursts > 0 ? '3' : '8'));
 const results = { base: [], head: [] };
 /** wchar and syscw of a process (bytes handed to write calls, write calls). */
 const writes = (pid) => Object.fromEntries(readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')).filter(([name]) => name === 'wchar' || name === 'syscw').map(([name, value]) => [name, Number(value)]));
@@ -29,27 +34,71 @@ async function measured(pid, run) {
   return { ...result, kbWritten: (after.wchar - before.wchar) / 1024 / result.requests, writeCalls: (after.syscw - before.syscw) / result.requests };
 }
 
+/** A simulator and a gateway of one build, on a fresh SQLite database. */
+async function startStack(name) {
+  const lib = await import(path.join(builds[name], 'bench', 'lib.mjs'));
+  const simulator = await lib.startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
+  const { dir, configPath } = lib.writeBenchConfig(simulator.url);
+  const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir };
+  const key = lib.prepareAccount(env);
+  const gateway = await lib.startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
+  const pid = lib.listeningPid(new URL(gateway.url).port);
+  const target = { base: gateway.url, key, model: 'bench/chat', headers: {} };
+  return { lib, simulator, gateway, pid, target };
+}
+
+/** One measurement of a running stack: CPU per request at 50 connections, non-stream then stream. */
+async function measure(name, stack, burstSeconds) {
+  const { lib, pid, target } = stack;
+  const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
+  const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: true, pid }));
+  if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
+  return { plain, stream };
+}
+
+const describe = ({ plain, stream }) =>
+  `CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`;
+const ratios = { plain: [], stream: [] };
+
 for (let round = 0; round < rounds; round++) {
+  if (bursts > 0) {
+    // Both builds run side by side for the round (each idle while the other is measured) and
+    // take turns in short bursts: a slow minute of the machine falls on both of a pair.
+    const stacks = { base: await startStack('base'), head: await startStack('head') };
+    for (const name of ['base', 'head']) {
+      await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 3, stream: false, pid: stacks[name].pid });
+      await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 2, stream: true, pid: stacks[name].pid });
+    }
+    for (let burst = 0; burst < bursts; burst++) {
+      const pair = {};
+      for (const name of burst % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
+        pair[name] = await measure(name, stacks[name], seconds);
+        results[name].push({ plain: pair[name].plain.cpuMsPerRequest, stream: pair[name].stream.cpuMsPerRequest });
+      }
+      for (const kind of ['plain', 'stream']) ratios[kind].push(pair.head[kind].cpuMsPerRequest / pair.base[kind].cpuMsPerRequest);
+      console.log(`round ${round + 1} pair ${burst + 1}: base ${describe(pair.base)}\n                 head ${describe(pair.head)}`);
+    }
+    for (const name of ['base', 'head']) {
+      await stacks[name].lib.stop(stacks[name].gateway);
+      await stacks[name].lib.stop(stacks[name].simulator);
+    }
+    continue;
+  }
   for (const name of round % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
-    const lib = await import(path.join(builds[name], 'bench', 'lib.mjs'));
-    const simulator = await lib.startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
-    const { dir, configPath } = lib.writeBenchConfig(simulator.url);
-    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir };
-    const key = lib.prepareAccount(env);
-    const gateway = await lib.startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
-    const pid = lib.listeningPid(new URL(gateway.url).port);
-    const target = { base: gateway.url, key, model: 'bench/chat', headers: {} };
-    await lib.saturate(target, { connections: 50, seconds: 3, stream: false, pid });
-    const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds, stream: false, pid }));
-    const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds, stream: true, pid }));
-    if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
-    results[name].push({ plain: plain.cpuMsPerRequest, stream: stream.cpuMsPerRequest });
-    console.log(`round ${round + 1} ${name}: CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`);
-    await lib.stop(gateway);
-    await lib.stop(simulator);
+    const stack = await startStack(name);
+    await stack.lib.saturate(stack.target, { connections: 50, seconds: 3, stream: false, pid: stack.pid });
+    const result = await measure(name, stack, seconds);
+    results[name].push({ plain: result.plain.cpuMsPerRequest, stream: result.stream.cpuMsPerRequest });
+    console.log(`round ${round + 1} ${name}: ${describe(result)}`);
+    await stack.lib.stop(stack.gateway);
+    await stack.lib.stop(stack.simulator);
   }
 }
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
 for (const name of ['base', 'head']) {
   console.log(`${name} median: ${median(results[name].map((r) => r.plain)).toFixed(3)} non-stream, ${median(results[name].map((r) => r.stream)).toFixed(3)} stream (CPU ms per request)`);
+}
+if (bursts > 0) {
+  const lower = (values) => values.filter((ratio) => ratio < 1).length;
+  console.log(`head ÷ base, median of ${ratios.plain.length} pairs: ${median(ratios.plain).toFixed(3)} non-stream (head lower in ${lower(ratios.plain)}), ${median(ratios.stream).toFixed(3)} stream (head lower in ${lower(ratios.stream)})`);
 }

@@ -11,7 +11,7 @@
 // at most once (`WHERE status = 'active'`), the account row is written before the ledger row
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
-import type { HotStatement } from '../db/hot-statements.js';
+import type { Bindings, Companion, HotStatement } from '../db/hot-statements.js';
 import type { UsageRecord } from '../observability/batched-inserter.js';
 
 /**
@@ -48,18 +48,53 @@ export const placeHold: HotStatement = {
  */
 export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
 
-/** The settle's binding for its usage record: the record as JSON, read by both databases' statements (null: none). */
-export function usageBindings(usage: UsageOfCharge | undefined): { uJson: string | null } {
-  return { uJson: usage === undefined ? null : JSON.stringify(usage) };
-}
-
 const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
          cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at,
          images, characters, audio_seconds, video_seconds`;
 
 /**
+ * The usage records of a group's charges (src/db/hot-statements.ts, Companion), in the group's
+ * commit: the rows as a JSON array in :rows, each with the cost_units its settle charged. The
+ * same columns and defaults as the settle's own insert (absent media units: 0).
+ */
+export const insertUsageOfCharges: HotStatement = {
+  writes: true,
+  sqlite: `INSERT INTO usage_records (${usageColumns})
+            SELECT u->>'request_id', u->>'account_id', u->>'key_id', u->>'endpoint', u->>'model', u->>'provider', u->>'upstream_model',
+              u->>'status', u->>'input_tokens', u->>'cached_input_tokens', u->>'cache_write_input_tokens', u->>'output_tokens',
+              u->>'reasoning_tokens', u->>'cost_units', u->>'estimated', u->>'latency_ms', u->>'ttft_ms', u->>'finish_reason', u->>'created_at',
+              COALESCE(u->>'images', 0), COALESCE(u->>'characters', 0), COALESCE(u->>'audio_seconds', 0), COALESCE(u->>'video_seconds', 0)
+            FROM (SELECT value AS u, key FROM json_each(:rows)) ORDER BY key`,
+  pg: `INSERT INTO usage_records (${usageColumns})
+       SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
+         u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, u.cost_units, u.estimated,
+         u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at,
+         COALESCE(u.images, 0), COALESCE(u.characters, 0), COALESCE(u.audio_seconds, 0), COALESCE(u.video_seconds, 0)
+       FROM ROWS FROM (jsonb_to_recordset(CAST(:rows AS jsonb)) AS (request_id text, account_id text, key_id text, endpoint text, model text,
+         provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
+         output_tokens integer, reasoning_tokens integer, cost_units bigint, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text,
+         created_at bigint, images integer, characters integer, audio_seconds integer, video_seconds integer))
+         WITH ORDINALITY AS u(request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
+           cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at,
+           images, characters, audio_seconds, video_seconds, ordinality)
+       ORDER BY u.ordinality`,
+};
+
+/**
+ * The usage record of a settle (settleBindings: the settle's bindings, uJson null): written by
+ * the settle itself when it runs alone (uJson), or with its group's others (insertUsageOfCharges).
+ */
+export function usageOfCharge(settleBindings: Bindings, usage: UsageOfCharge): Companion {
+  return {
+    batch: insertUsageOfCharges,
+    alone: () => ({ ...settleBindings, uJson: JSON.stringify(usage) }),
+    row: (returned) => ({ ...usage, cost_units: Number((returned as { charged_units: string | number }).charged_units) }),
+  };
+}
+
+/**
  * Bindings: id, actual, closedAt, model, description, requestId (null keeps the hold's), and
- * uJson (usageBindings: a usage record written with the charge, or none). Returns
+ * uJson (usageOfCharge: a usage record written with the charge, or none). Returns
  * amount_units and charged_units, or no row when the hold was not active.
  */
 export const settleHold: HotStatement = {

@@ -13,8 +13,8 @@ import { KeyBudgetExceededError, periodEnd, type BudgetPeriod } from '../auth/ke
 import { isPostgres } from '../db/dialect.js';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
-import { hotStatements, runWithin, type Bindings, type HotStatement, type HotStatements } from '../db/hot-statements.js';
-import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageBindings, type UsageOfCharge } from './hold-statements.js';
+import { hotStatements, runWithin, type Bindings, type Companion, type HotStatement, type HotStatements } from '../db/hot-statements.js';
+import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageOfCharge, type UsageOfCharge } from './hold-statements.js';
 import { unitsFromSql, unitsToSql } from './money.js';
 
 export const creditKinds = ['topup', 'bonus', 'referral', 'refund', 'adjustment'] as const;
@@ -230,15 +230,16 @@ export class Ledger {
    */
   async settle(holdId: string, actualUnits: bigint, details: SettleDetails & { within?: Knex.Transaction } = {}): Promise<Settlement> {
     if (actualUnits < 0n) throw new RangeError('an actual cost cannot be negative');
-    const rows = (await this.run(details.within, settleHold, {
+    const bindings = {
       id: holdId,
       actual: unitsToSql(actualUnits),
       closedAt: this.now(),
       model: details.model ?? null,
       description: details.description ?? null,
       requestId: details.requestId ?? null,
-      ...usageBindings(details.usage),
-    })) as { amount_units: string | number; charged_units: string | number }[];
+      uJson: null,
+    };
+    const rows = (await this.run(details.within, settleHold, bindings, details.usage && usageOfCharge(bindings, details.usage))) as { amount_units: string | number; charged_units: string | number }[];
     if (rows.length === 0) throw new HoldClosedError(holdId);
     return { chargedUnits: unitsFromSql(rows[0]!.charged_units), capped: actualUnits > unitsFromSql(rows[0]!.amount_units) };
   }
@@ -256,8 +257,8 @@ export class Ledger {
   }
 
   /** Runs one of the hold statements, inside the caller's transaction when given; the rows it returned. */
-  private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
-    return within ? runWithin(within, statement, bindings) : this.statements.run(statement, bindings);
+  private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<unknown[]> {
+    return within ? runWithin(within, statement, bindings, companion) : this.statements.run(statement, bindings, companion);
   }
 
   /** Releases holds past their expiry (a crashed process never settled them). Returns how many. */

@@ -16,6 +16,9 @@
 //   statement of it runs again alone, so each caller gets its own outcome. On PostgreSQL a
 //   group also gives up after waiting 100 ms on a lock (two processes' groups locking two
 //   accounts in opposite orders would otherwise deadlock until PostgreSQL's 1 s detector).
+// - A statement may bring a row for another table that must land in the same commit (a
+//   charge's usage record: see Companion below). Alone, the statement writes it itself; in a
+//   group, one statement writes the rows of the whole group before the COMMIT.
 // The connection is borrowed from knex's pool per group (on SQLite the only one), so these
 // statements queue fairly with every other query of the process. A group of one runs alone,
 // with no transaction around it: one connection at a time costs no latency.
@@ -33,17 +36,39 @@ export interface HotStatement {
 
 export type Bindings = Record<string, string | number | null>;
 
+/**
+ * A row written in the same commit as the statement that brings it, when that statement
+ * returns a row (the usage record of a charge, with its settle). A statement run alone — no
+ * group, a group rolled back, a caller's transaction — takes `alone()` as its bindings and
+ * writes the row itself (the settle's trigger on SQLite, a CTE on PostgreSQL). In a group, the
+ * statements take their plain bindings and `batch` writes all the group's rows in one
+ * statement (the rows as a JSON array in :rows) before the COMMIT.
+ *
+ * Why not each statement its own row: on SQLite every statement of a group keeps a statement
+ * journal of the pages it changes that the group had changed before it (what lets a refusal
+ * undo that statement only). With a usage record each settle changed 16+ such pages, so every
+ * settle of a group journaled over 64 KiB, and the gateway spent about 10% more CPU per chat
+ * request (docs/performance.md). One batch statement per group changes those pages once.
+ */
+export interface Companion {
+  readonly batch: HotStatement;
+  /** The statement's bindings when it writes the row itself. */
+  alone(): Bindings;
+  /** The row to write, from the row the statement returned. */
+  row(returned: unknown): Record<string, unknown>;
+}
+
 export interface HotStatements {
-  run<Row>(statement: HotStatement, bindings: Bindings): Promise<Row[]>;
+  run<Row>(statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<Row[]>;
 }
 
 /**
  * Runs a hot statement inside a caller's knex transaction (a job written with its hold): not
  * grouped, it commits with the caller's other writes. The rows it returned.
  */
-export async function runWithin<Row>(transaction: Knex.Transaction, statement: HotStatement, bindings: Bindings): Promise<Row[]> {
+export async function runWithin<Row>(transaction: Knex.Transaction, statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<Row[]> {
   const postgres = isPostgres(transaction);
-  const result = await transaction.raw(postgres ? statement.pg : statement.sqlite, bindings);
+  const result = await transaction.raw(postgres ? statement.pg : statement.sqlite, companion ? companion.alone() : bindings);
   return (postgres ? result.rows : result) as Row[];
 }
 
@@ -71,6 +96,7 @@ interface Driver {
 interface Pending {
   readonly statement: HotStatement;
   readonly bindings: Bindings;
+  readonly companion: Companion | undefined;
   resolve(rows: unknown[]): void;
   reject(error: unknown): void;
 }
@@ -87,9 +113,9 @@ class GroupedStatements implements HotStatements {
     private readonly driver: Driver,
   ) {}
 
-  run<Row>(statement: HotStatement, bindings: Bindings): Promise<Row[]> {
+  run<Row>(statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<Row[]> {
     return new Promise<Row[]>((resolve, reject) => {
-      this.queue.push({ statement, bindings, resolve: resolve as (rows: unknown[]) => void, reject });
+      this.queue.push({ statement, bindings, companion, resolve: resolve as (rows: unknown[]) => void, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -130,7 +156,8 @@ class GroupedStatements implements HotStatements {
 
   private async runOn(connection: unknown, pending: Pending): Promise<void> {
     try {
-      pending.resolve(await this.driver.run(connection, pending.statement, pending.bindings));
+      // Alone, a statement with a companion row writes it itself.
+      pending.resolve(await this.driver.run(connection, pending.statement, pending.companion ? pending.companion.alone() : pending.bindings));
     } catch (error) {
       pending.reject(error);
     }
@@ -172,6 +199,7 @@ class GroupedStatements implements HotStatements {
           outcomes.push({ error });
         }
       }
+      await this.writeCompanions(connection, group, outcomes);
       await driver.exec(connection, 'COMMIT');
     } catch {
       await driver.exec(connection, 'ROLLBACK').catch(() => undefined);
@@ -183,6 +211,21 @@ class GroupedStatements implements HotStatements {
       else pending.reject(outcome.error);
     });
     return true;
+  }
+
+  /** The companion rows of the group's statements that returned a row: one statement per kind. */
+  private async writeCompanions(connection: unknown, group: Pending[], outcomes: ({ rows: unknown[] } | { error: unknown })[]): Promise<void> {
+    let batches: Map<HotStatement, Record<string, unknown>[]> | undefined;
+    group.forEach((pending, index) => {
+      const outcome = outcomes[index]!;
+      if (!pending.companion || !('rows' in outcome) || outcome.rows.length === 0) return;
+      batches ??= new Map();
+      const rows = batches.get(pending.companion.batch) ?? [];
+      rows.push(pending.companion.row(outcome.rows[0]));
+      batches.set(pending.companion.batch, rows);
+    });
+    if (!batches) return;
+    for (const [batch, rows] of batches) await this.driver.run(connection, batch, { rows: JSON.stringify(rows) });
   }
 }
 
@@ -217,15 +260,15 @@ interface SqliteConnection {
 
 class SqliteDriver implements Driver {
   // IMMEDIATE: the write lock is taken at BEGIN, so no statement of the group waits for it.
-  // Each statement of a group keeps a statement journal (the earlier state of the pages it
-  // changes that earlier statements of the group had changed: what lets a refusal undo only its
-  // own statement). SQLite spills one over 64 KiB to a temporary file, opened, written and
-  // deleted in every group, and a settle that writes its usage record changes about 16 pages:
-  // every group spilled, 27 → 70 KB written per chat request (docs/performance.md). Where the
-  // journal lives is decided when the write transaction begins (temp_store = MEMORY: in memory);
-  // the setting is back to the default before anything else runs on the connection, so the
-  // sorts of other queries still spill to disk rather than grow in memory.
-  readonly begin = 'PRAGMA temp_store = MEMORY; BEGIN IMMEDIATE; PRAGMA temp_store = DEFAULT';
+  // Each statement of a group keeps a statement journal: the earlier content of every page it
+  // changes (what lets a refusal undo only its own statement). SQLite keeps a journal in
+  // memory, one 64 KiB allocation, until it outgrows that; then it moves to a temporary file
+  // for the rest of the transaction. A settle changes about 11 pages (44 KiB): under it, unless
+  // index pages split on the way. (When each settle also wrote its usage record it changed 16+
+  // and every group spilled; the usage records now go in one statement per group, see
+  // Companion. Keeping every journal in memory instead, temp_store = MEMORY, cost more: SQLite
+  // then grows it 1 KiB at a time, a malloc each — docs/performance.md.)
+  readonly begin = 'BEGIN IMMEDIATE';
   /** Prepared statements of each connection, finalized before the connection closes. */
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   /** Statement text → numbered form (an array binds faster than an object of names). */

@@ -1,7 +1,9 @@
 import test from 'ava';
+import type { Knex } from 'knex';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { InsufficientBalanceError } from '../../src/billing/errors.js';
 import { Ledger } from '../../src/billing/ledger.js';
+import type { UsageOfCharge } from '../../src/billing/hold-statements.js';
 import { hotStatements } from '../../src/db/hot-statements.js';
 import { assertLedgerInvariants, countRun, createTestDatabase, needing, testOnBackends } from '../helpers/backends.js';
 
@@ -48,6 +50,64 @@ testOnBackends('a statement that breaks its group fails alone: the group is roll
   await assertLedgerInvariants(t, db);
 });
 
+/** A usage record of a charge (the fields a settle brings), for request `requestId`. */
+function usageOf(accountId: string, requestId: string, extra: Partial<UsageOfCharge> = {}): UsageOfCharge {
+  return {
+    request_id: requestId, account_id: accountId, key_id: 'key_test', endpoint: 'chat.completions', model: 'sim/chat', provider: 'sim',
+    upstream_model: 'chat', status: 'completed', input_tokens: 10, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 20,
+    reasoning_tokens: 0, estimated: false, latency_ms: 5, ttft_ms: 2, finish_reason: 'stop', created_at: 1_800_000_000_000, ...extra,
+  };
+}
+
+/** Each usage record with the charge of its request's hold: they must agree, one record per charge. */
+async function usageAgainstCharges(db: Knex) {
+  const records: { request_id: string; cost_units: string | number; images: number; estimated: number | boolean }[] = await db('usage_records').select('request_id', 'cost_units', 'images', 'estimated').orderBy('request_id');
+  const charges: { request_id: string; amount_units: string | number }[] = await db('ledger_transactions').where({ kind: 'charge' }).select('request_id', 'amount_units').orderBy('request_id');
+  return { records, charges };
+}
+
+testOnBackends("a group's settles write their usage records in the group's commit, each with its charge; a settle of a closed hold writes none", async (t, { db }) => {
+  const ledger = new Ledger(db);
+  const account = await new Accounts(db).create('companions');
+  await ledger.credit(account.id, 100_000n, 'topup');
+  const holds = [];
+  for (let index = 0; index < 12; index++) holds.push(await ledger.hold(account.id, 2_000n, { ttlMs: 60_000, requestId: `req_${String(index).padStart(2, '0')}` }));
+  await ledger.release(holds[11]!.id);
+  // Queued in one tick: the first settle runs alone (it writes its own record), the rest as one
+  // group (one statement writes their records before the COMMIT). The last hold is closed already.
+  const outcomes = await Promise.allSettled(
+    holds.map((hold, index) =>
+      ledger.settle(hold.id, BigInt(100 * (index + 1)), { requestId: `req_${String(index).padStart(2, '0')}`, usage: usageOf(account.id, `req_${String(index).padStart(2, '0')}`, index === 3 ? { images: 2, estimated: true } : {}) }),
+    ),
+  );
+  t.deepEqual(outcomes.map((outcome) => outcome.status), [...Array(11).fill('fulfilled'), 'rejected']);
+  const { records, charges } = await usageAgainstCharges(db);
+  t.is(records.length, 11, 'one record per charge, none for the closed hold');
+  t.deepEqual(records.map((record) => [record.request_id, Number(record.cost_units)]), charges.map((charge) => [charge.request_id, -Number(charge.amount_units)]));
+  t.deepEqual(records.map((record) => Number(record.cost_units)), Array.from({ length: 11 }, (_, index) => 100 * (index + 1)));
+  t.deepEqual(records.map((record) => [record.images, Boolean(record.estimated)]), records.map((_, index) => (index === 3 ? [2, true] : [0, false])));
+  await assertLedgerInvariants(t, db);
+});
+
+testOnBackends('a group rolled back by another statement: its settles run again alone, each writing its own usage record once', async (t, { db }) => {
+  const ledger = new Ledger(db);
+  const account = await new Accounts(db).create('companions-again');
+  await ledger.credit(account.id, 100_000n, 'topup');
+  const holds = [];
+  for (let index = 0; index < 4; index++) holds.push(await ledger.hold(account.id, 1_000n, { ttlMs: 60_000, requestId: `req_${index}` }));
+  const broken = { sqlite: 'SELECT * FROM no_such_table', pg: 'SELECT * FROM no_such_table', writes: true };
+  const settle = (index: number) => ledger.settle(holds[index]!.id, 500n, { requestId: `req_${index}`, usage: usageOf(account.id, `req_${index}`) });
+  const first = settle(0);
+  const group = [settle(1), hotStatements(db).run(broken, {}), settle(2), settle(3)];
+  const outcomes = await Promise.allSettled(group);
+  await first;
+  t.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  const { records, charges } = await usageAgainstCharges(db);
+  t.deepEqual(records.map((record) => [record.request_id, Number(record.cost_units)]), [['req_0', 500], ['req_1', 500], ['req_2', 500], ['req_3', 500]]);
+  t.is(charges.length, 4);
+  await assertLedgerInvariants(t, db);
+});
+
 test('SQLite: a connection with prepared statements still closes', async (t) => {
   const database = await createTestDatabase('sqlite');
   const ledger = new Ledger(database.db);
@@ -58,13 +118,12 @@ test('SQLite: a connection with prepared statements still closes', async (t) => 
   countRun('sqlite');
 });
 
-test('SQLite: a refusal in a group undoes only its own statement when its statement journal is large (kept in memory), and the connection keeps its default temp_store', async (t) => {
+test('SQLite: a refusal in a group undoes only its own statement when its statement journal outgrows memory (a temporary file)', async (t) => {
   const database = await createTestDatabase('sqlite');
   t.teardown(() => database.drop());
   const { db } = database;
-  // 100 rows of 2,000 bytes: ~50 pages. Every statement below changes all of them, and after
-  // the group's first one they are all dirty, so each statement journals ~200 KB (SQLite
-  // spills a journal over 64 KiB to a temporary file unless it is kept in memory).
+  // 100 rows of 2,000 bytes: ~50 pages. Every statement below changes all of them, so each
+  // statement journals ~200 KB (SQLite moves a journal over 64 KiB to a temporary file).
   await db.raw('CREATE TABLE wide (id INTEGER PRIMARY KEY, v INTEGER NOT NULL CHECK (v <= 2), payload BLOB NOT NULL)');
   await db.raw('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO wide (id, v, payload) SELECT i, CASE WHEN i = 100 THEN 1 ELSE 0 END, randomblob(2000) FROM n');
   const all = { sqlite: 'UPDATE wide SET v = v + 1', pg: '', writes: true };
@@ -82,7 +141,6 @@ test('SQLite: a refusal in a group undoes only its own statement when its statem
   t.regex(String((outcomes[1] as PromiseRejectedResult).reason), /CHECK constraint failed/);
   const rows: { v: number; n: number }[] = await db.raw('SELECT v, COUNT(*) AS n FROM wide GROUP BY v');
   t.deepEqual(rows, [{ v: 2, n: 100 }], 'the refused statement left none of its 99 changes behind');
-  t.deepEqual(await db.raw('PRAGMA temp_store'), [{ temp_store: 0 }], 'other queries sort on disk as before');
   countRun('sqlite');
 });
 
