@@ -257,7 +257,7 @@ export class Ledger {
   }
 
   /** Runs one of the hold statements, inside the caller's transaction when given; the rows it returned. */
-  private async run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<unknown[]> {
+  private run(within: Knex.Transaction | undefined, statement: HotStatement, bindings: Bindings, companion?: Companion): Promise<unknown[]> {
     return within ? runWithin(within, statement, bindings, companion) : this.statements.run(statement, bindings, companion);
   }
 

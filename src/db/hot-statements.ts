@@ -274,15 +274,18 @@ class SqliteDriver implements Driver {
   /** Statement text → numbered form (an array binds faster than an object of names). */
   private readonly positional = new Map<string, Positional>();
 
-  async run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
+  run(connection: unknown, statement: HotStatement, bindings: Bindings): Promise<unknown[]> {
     let positional = this.positional.get(statement.sqlite);
     if (!positional) {
       positional = toPositional(statement.sqlite, '?');
       this.positional.set(statement.sqlite, positional);
     }
     const values = positional.names.map((name) => bindings[name]);
-    const prepared = await this.statementOf(connection as SqliteConnection, positional.text);
-    return new Promise((resolve, reject) => prepared.all(values, (error, rows) => (error ? reject(error) : resolve(rows))));
+    const all = (prepared: SqliteStatement) => new Promise<unknown[]>((resolve, reject) => prepared.all(values, (error, rows) => (error ? reject(error) : resolve(rows))));
+    // Prepared already (every statement after a connection's first few): run it without
+    // waiting a turn for the lookup.
+    const known = this.prepared.get(connection as SqliteConnection)?.get(positional.text);
+    return known ? all(known) : this.statementOf(connection as SqliteConnection, positional.text).then(all);
   }
 
   exec(connection: unknown, sql: string): Promise<void> {
