@@ -55,7 +55,8 @@ const usageColumns = `request_id, account_id, key_id, endpoint, model, provider,
 /**
  * The usage records of a group's charges (src/db/hot-statements.ts, Companion), in the group's
  * commit: the rows as a JSON array in :rows, each with the cost_units its settle charged. The
- * same columns and defaults as the settle's own insert (absent media units: 0).
+ * same columns and defaults as the settle's own insert (absent media units: 0). SQLite reads
+ * the rows with jsonb_each, whose values ->> reads without parsing them again (batched-inserter.ts).
  */
 export const insertUsageOfCharges: HotStatement = {
   writes: true,
@@ -64,7 +65,7 @@ export const insertUsageOfCharges: HotStatement = {
               u->>'status', u->>'input_tokens', u->>'cached_input_tokens', u->>'cache_write_input_tokens', u->>'output_tokens',
               u->>'reasoning_tokens', u->>'cost_units', u->>'estimated', u->>'latency_ms', u->>'ttft_ms', u->>'finish_reason', u->>'created_at',
               COALESCE(u->>'images', 0), COALESCE(u->>'characters', 0), COALESCE(u->>'audio_seconds', 0), COALESCE(u->>'video_seconds', 0)
-            FROM (SELECT value AS u, key FROM json_each(:rows)) ORDER BY key`,
+            FROM (SELECT value AS u, key FROM jsonb_each(:rows)) ORDER BY key`,
   pg: `INSERT INTO usage_records (${usageColumns})
        SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
          u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, u.cost_units, u.estimated,

