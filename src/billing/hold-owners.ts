@@ -151,7 +151,7 @@ export class HoldOwner {
     const { goneAfterMs } = this.options;
     if (this.healthySince === undefined || now - this.healthySince < goneAfterMs) return 0;
     const cutoff = now - goneAfterMs;
-    // Through holds_status_expiry (status = 'active' first): active holds are the few in flight.
+    // Through the partial index of active holds (holds_active_expiry): they are the few in flight.
     const orphaned: { id: string; instance_id: string }[] = await this.db('holds')
       .join('instances', 'instances.id', 'holds.instance_id')
       .where('holds.status', 'active')

@@ -1,7 +1,7 @@
 // The one query behind the backlog gauges of /metrics (gateway_jobs, gateway_jobs_oldest_age_seconds,
 // gateway_active_holds), run at scrape time, never per request: jobs still to be worked on by
 // kind and status (the jobs_runnable index leads with status) and the active holds (the
-// holds_status_expiry index leads with status), in one round trip.
+// partial index holds_active_expiry holds only those), in one round trip.
 import type { Knex } from 'knex';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 import type { Backlog } from './metrics.js';
