@@ -5,7 +5,7 @@
 // index, and the indexes hold the active holds and nothing else.
 import type { Knex } from 'knex';
 import { Accounts } from '../../src/accounts/accounts.js';
-import { Ledger } from '../../src/billing/ledger.js';
+import { Ledger, type Hold } from '../../src/billing/ledger.js';
 import { isPostgres } from '../../src/db/dialect.js';
 import { testOnBackends } from '../helpers/backends.js';
 
@@ -29,7 +29,7 @@ testOnBackends('the expiry sweep finds active holds through the partial index of
   const ledger = new Ledger(db);
   const account = await new Accounts(db).create('indexed');
   await ledger.credit(account.id, 10_000n, 'topup');
-  const holds = [];
+  const holds: Hold[] = [];
   for (let index = 0; index < 6; index++) holds.push(await ledger.hold(account.id, 100n, { ttlMs: 60_000 }));
   await ledger.settle(holds[0]!.id, 50n);
   await ledger.release(holds[1]!.id);

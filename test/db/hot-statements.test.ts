@@ -2,7 +2,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { InsufficientBalanceError } from '../../src/billing/errors.js';
-import { Ledger } from '../../src/billing/ledger.js';
+import { Ledger, type Hold } from '../../src/billing/ledger.js';
 import type { UsageOfCharge } from '../../src/billing/hold-statements.js';
 import { hotStatements } from '../../src/db/hot-statements.js';
 import { assertLedgerInvariants, countRun, createTestDatabase, needing, testOnBackends } from '../helpers/backends.js';
@@ -70,7 +70,7 @@ testOnBackends("a group's settles write their usage records in the group's commi
   const ledger = new Ledger(db);
   const account = await new Accounts(db).create('companions');
   await ledger.credit(account.id, 100_000n, 'topup');
-  const holds = [];
+  const holds: Hold[] = [];
   for (let index = 0; index < 12; index++) holds.push(await ledger.hold(account.id, 2_000n, { ttlMs: 60_000, requestId: `req_${String(index).padStart(2, '0')}` }));
   await ledger.release(holds[11]!.id);
   // Queued in one tick: the first settle runs alone (it writes its own record), the rest as one
@@ -93,7 +93,7 @@ testOnBackends('a group rolled back by another statement: its settles run again 
   const ledger = new Ledger(db);
   const account = await new Accounts(db).create('companions-again');
   await ledger.credit(account.id, 100_000n, 'topup');
-  const holds = [];
+  const holds: Hold[] = [];
   for (let index = 0; index < 4; index++) holds.push(await ledger.hold(account.id, 1_000n, { ttlMs: 60_000, requestId: `req_${index}` }));
   const broken = { sqlite: 'SELECT * FROM no_such_table', pg: 'SELECT * FROM no_such_table', writes: true };
   const settle = (index: number) => ledger.settle(holds[index]!.id, 500n, { requestId: `req_${index}`, usage: usageOf(account.id, `req_${index}`) });
