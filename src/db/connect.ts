@@ -1,6 +1,7 @@
 // One knex instance per process, configured for each backend:
 // - SQLite: WAL (readers never block the writer), busy_timeout (a second process such as
-//   the CLI waits for the lock instead of failing), foreign keys on, one connection so
+//   the CLI waits for the lock instead of failing), transactions begun IMMEDIATE (so that
+//   waiting is what happens: src/db/sqlite-client.ts), foreign keys on, one connection so
 //   that this process's transactions are serialized in order.
 // - PostgreSQL: int8 columns come back as strings (parsed exactly by the repositories).
 // A SQLite file is created only by the commands that migrate, and only in a directory that
@@ -13,6 +14,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { Config } from '../config/load.js';
 import { missingSqliteDirectory } from './errors.js';
 import { migrationSource } from './migration-source.js';
+import { ImmediateSqliteClient } from './sqlite-client.js';
 
 export type Database = Knex;
 
@@ -49,7 +51,9 @@ export function connectDatabase(database: Config['database'], options: ConnectOp
       mkdirSync(directory, { recursive: true });
     }
     return knexFactory({
-      client: 'sqlite3',
+      // Transactions begin IMMEDIATE, so that one that reads then writes never meets a stale
+      // snapshot beside another process's writes (src/db/sqlite-client.ts).
+      client: ImmediateSqliteClient as unknown as typeof knexFactory.Client,
       // Without `create`, SQLite opens the file read-write but never creates it (a URI with
       // mode=rw): the first query on a missing file fails, and src/db/errors.ts says to migrate.
       // Checked at the first query, not here: a command that never queries (models ls) needs no database.
