@@ -12,7 +12,7 @@
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
 import type { Bindings, Companion, HotStatement } from '../db/hot-statements.js';
-import type { UsageRecord } from '../observability/batched-inserter.js';
+import { insertRowsStatement, usageRecordColumns, usageRecordDefault, type UsageRecord } from '../observability/batched-inserter.js';
 
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
@@ -48,38 +48,21 @@ export const placeHold: HotStatement = {
  */
 export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
 
-const usageColumns = `request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
-         cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at,
-         images, characters, audio_seconds, video_seconds`;
+const usageColumns = usageRecordColumns.join(', ');
 
 /**
  * The usage records of a group's charges (src/db/hot-statements.ts, Companion), in the group's
  * commit: the rows as a JSON array in :rows, each with the cost_units its settle charged. The
- * same columns and defaults as the settle's own insert (absent media units: 0). SQLite reads
- * the rows with jsonb_each, whose values ->> reads without parsing them again (batched-inserter.ts).
+ * same columns and defaults as every other usage record (absent media units: 0).
  */
-export const insertUsageOfCharges: HotStatement = {
-  writes: true,
-  sqlite: `INSERT INTO usage_records (${usageColumns})
-            SELECT u->>'request_id', u->>'account_id', u->>'key_id', u->>'endpoint', u->>'model', u->>'provider', u->>'upstream_model',
-              u->>'status', u->>'input_tokens', u->>'cached_input_tokens', u->>'cache_write_input_tokens', u->>'output_tokens',
-              u->>'reasoning_tokens', u->>'cost_units', u->>'estimated', u->>'latency_ms', u->>'ttft_ms', u->>'finish_reason', u->>'created_at',
-              COALESCE(u->>'images', 0), COALESCE(u->>'characters', 0), COALESCE(u->>'audio_seconds', 0), COALESCE(u->>'video_seconds', 0)
-            FROM (SELECT value AS u, key FROM jsonb_each(:rows)) ORDER BY key`,
-  pg: `INSERT INTO usage_records (${usageColumns})
-       SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
-         u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, u.cost_units, u.estimated,
-         u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at,
-         COALESCE(u.images, 0), COALESCE(u.characters, 0), COALESCE(u.audio_seconds, 0), COALESCE(u.video_seconds, 0)
-       FROM ROWS FROM (jsonb_to_recordset(CAST(:rows AS jsonb)) AS (request_id text, account_id text, key_id text, endpoint text, model text,
-         provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
-         output_tokens integer, reasoning_tokens integer, cost_units bigint, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text,
-         created_at bigint, images integer, characters integer, audio_seconds integer, video_seconds integer))
-         WITH ORDINALITY AS u(request_id, account_id, key_id, endpoint, model, provider, upstream_model, status, input_tokens, cached_input_tokens,
-           cache_write_input_tokens, output_tokens, reasoning_tokens, cost_units, estimated, latency_ms, ttft_ms, finish_reason, created_at,
-           images, characters, audio_seconds, video_seconds, ordinality)
-       ORDER BY u.ordinality`,
-};
+export const insertUsageOfCharges: HotStatement = insertRowsStatement('usage_records', usageRecordColumns);
+
+/** A usage column in the PostgreSQL settle: cost_units is the charge, absent media units 0. */
+function usageOfMoved(column: string): string {
+  if (column === 'cost_units') return 'moved.charged_units';
+  const fallback = usageRecordDefault(column);
+  return fallback === undefined ? `u.${column}` : `COALESCE(u.${column}, ${fallback})`;
+}
 
 /**
  * The usage record of a settle (settleBindings: the settle's bindings, uJson null): written by
@@ -119,14 +102,8 @@ export const settleHold: HotStatement = {
          RETURNING id
        ), usage AS (
          INSERT INTO usage_records (${usageColumns})
-         SELECT u.request_id, u.account_id, u.key_id, u.endpoint, u.model, u.provider, u.upstream_model, u.status, u.input_tokens,
-           u.cached_input_tokens, u.cache_write_input_tokens, u.output_tokens, u.reasoning_tokens, moved.charged_units, u.estimated,
-           u.latency_ms, u.ttft_ms, u.finish_reason, u.created_at,
-           COALESCE(u.images, 0), COALESCE(u.characters, 0), COALESCE(u.audio_seconds, 0), COALESCE(u.video_seconds, 0)
-         FROM moved, jsonb_to_record(CAST(:uJson AS jsonb)) AS u(request_id text, account_id text, key_id text, endpoint text, model text,
-           provider text, upstream_model text, status text, input_tokens integer, cached_input_tokens integer, cache_write_input_tokens integer,
-           output_tokens integer, reasoning_tokens integer, estimated boolean, latency_ms integer, ttft_ms integer, finish_reason text, created_at bigint,
-           images integer, characters integer, audio_seconds integer, video_seconds integer)
+         SELECT ${usageRecordColumns.map(usageOfMoved).join(', ')}
+         FROM moved, jsonb_populate_record(NULL::usage_records, CAST(:uJson AS jsonb)) AS u
          WHERE CAST(:uJson AS jsonb) IS NOT NULL
          RETURNING id
        )
