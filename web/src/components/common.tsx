@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
+import type { Loaded } from '../data.js';
 import { useI18n } from '../i18n/index.js';
 import { followLink, hrefOf } from '../router.js';
 
@@ -34,6 +35,31 @@ export function Loading() {
     <p class="muted" role="status">
       {t('common.loading')}
     </p>
+  );
+}
+
+/** Loads the page's data again (disabled while a load runs). */
+export function RefreshButton(props: { loaded: Loaded<unknown> }) {
+  const { t } = useI18n();
+  return (
+    <button type="button" onClick={props.loaded.reload} disabled={props.loaded.loading}>
+      {t('console.system.refresh')}
+    </button>
+  );
+}
+
+/**
+ * What a page loaded (useLoad): its error, a spinner until the first answer, then `children`
+ * with the data (a reload keeps the last data on screen while it runs).
+ */
+export function LoadedView<T>(props: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  const { data, error, loading } = props.loaded;
+  return (
+    <>
+      <ErrorMessage error={error} />
+      {loading && data === undefined && <Loading />}
+      {data !== undefined && props.children(data)}
+    </>
   );
 }
 

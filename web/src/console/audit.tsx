@@ -3,9 +3,9 @@
 import { Fragment } from 'preact';
 import { auditActions } from '../../../src/audit/audit-actions.js';
 import { api, queryString } from '../api.js';
-import { FilterForm } from '../components/filter-form.js';
+import { AccountFilter, ChoiceFilter, FilterForm } from '../components/filter-form.js';
 import { ConsoleTable } from '../components/console-table.js';
-import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { LoadedView, PageHeading, Pager, RefreshButton } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
 import { useI18n } from '../i18n/index.js';
@@ -42,76 +42,52 @@ export function AuditPage() {
   return (
     <>
       <PageHeading title={t('console.audit.title')}>
-        <button type="button" onClick={page.reload} disabled={page.loading}>
-          {t('console.system.refresh')}
-        </button>
+        <RefreshButton loaded={page} />
       </PageHeading>
-      <FilterForm
-        onApply={() => {
-          pages.reset();
-          filters.apply();
-        }}
-        onReset={() => {
-          pages.reset();
-          filters.reset();
-        }}
-      >
-        <label>
-          {t('console.audit.action')}
-          <select {...filters.field('action')}>
-            <option value="">{t('common.all')}</option>
-            {auditActions.map((action) => (
-              <option key={action} value={action}>
-                {action}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('console.requests.account')}
-          <input type="text" {...filters.field('account')} placeholder={t('console.requests.accountPlaceholder')} />
-        </label>
+      <FilterForm filters={filters} pages={pages}>
+        <ChoiceFilter label={t('console.audit.action')} binding={filters.field('action')} choices={auditActions.map((action) => ({ value: action, label: action }))} />
+        <AccountFilter binding={filters.field('account')} />
       </FilterForm>
-      <ErrorMessage error={page.error} />
-      {page.loading && !page.data && <Loading />}
-      {page.data && (
-        <>
-          <ConsoleTable
-            class="audit"
-            caption={t('console.audit.title')}
-            empty={t('console.audit.empty')}
-            columns={[
-              { label: t('console.requests.time') },
-              { label: t('console.audit.actor') },
-              { label: t('console.audit.action') },
-              { label: t('console.audit.target') },
-              { label: t('console.requests.account') },
-              { label: t('console.audit.details') },
-            ]}
-            rowCount={page.data.data.length}
-          >
-            {page.data.data.map((entry) => (
-              <tr key={entry.id} data-action={entry.action}>
-                <td class="nowrap">{formatMoment(entry.at, language)}</td>
-                <td>
-                  <code>{entry.actor}</code>
-                </td>
-                <td class="nowrap">
-                  <code>{entry.action}</code>
-                </td>
-                <td>
-                  <code>{entry.target}</code>
-                </td>
-                <td>{accountName(entry.account_id)}</td>
-                <td class="details">
-                  <Details details={entry.details} />
-                </td>
-              </tr>
-            ))}
-          </ConsoleTable>
-          <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
-        </>
-      )}
+      <LoadedView loaded={page}>
+        {(data) => (
+            <>
+              <ConsoleTable
+                class="audit"
+                caption={t('console.audit.title')}
+                empty={t('console.audit.empty')}
+                columns={[
+                  { label: t('console.requests.time') },
+                  { label: t('console.audit.actor') },
+                  { label: t('console.audit.action') },
+                  { label: t('console.audit.target') },
+                  { label: t('console.requests.account') },
+                  { label: t('console.audit.details') },
+                ]}
+                rowCount={data.data.length}
+              >
+                {data.data.map((entry) => (
+                  <tr key={entry.id} data-action={entry.action}>
+                    <td class="nowrap">{formatMoment(entry.at, language)}</td>
+                    <td>
+                      <code>{entry.actor}</code>
+                    </td>
+                    <td class="nowrap">
+                      <code>{entry.action}</code>
+                    </td>
+                    <td>
+                      <code>{entry.target}</code>
+                    </td>
+                    <td>{accountName(entry.account_id)}</td>
+                    <td class="details">
+                      <Details details={entry.details} />
+                    </td>
+                  </tr>
+                ))}
+              </ConsoleTable>
+              <Pager hasPrevious={pages.hasPrevious} hasNext={data.has_more && data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(data.next_cursor!)} />
+            </>
+        )}
+      </LoadedView>
     </>
   );
 }

@@ -2,7 +2,7 @@
 // instance, the database and whether it answers, Redis, and the job queue (jobs waiting or
 // running, by kind and status; the database's, so every instance's).
 import { api } from '../api.js';
-import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { ErrorMessage, Loading, PageHeading, RefreshButton } from '../components/common.js';
 import { useLoad } from '../data.js';
 import { formatNumber } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
@@ -26,9 +26,7 @@ export function ConsoleHomePage() {
   return (
     <>
       <PageHeading title={t('console.title')}>
-        <button type="button" onClick={system.reload} disabled={system.loading}>
-          {t('console.system.refresh')}
-        </button>
+        <RefreshButton loaded={system} />
       </PageHeading>
       <p>{t('console.intro')}</p>
       <ErrorMessage error={system.error} />

@@ -4,9 +4,9 @@
 // the meantime is refused by the API (job_already_ended) and its message is shown.
 import { useState } from 'preact/hooks';
 import { api, queryString } from '../api.js';
-import { FilterForm } from '../components/filter-form.js';
+import { AccountFilter, ChoiceFilter, FilterForm } from '../components/filter-form.js';
 import { ConsoleTable } from '../components/console-table.js';
-import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { ErrorMessage, LoadedView, PageHeading, RefreshButton } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
@@ -61,37 +61,16 @@ export function JobsPage() {
   return (
     <>
       <PageHeading title={t('console.jobs.title')}>
-        <button type="button" onClick={jobs.reload} disabled={jobs.loading}>
-          {t('console.system.refresh')}
-        </button>
+        <RefreshButton loaded={jobs} />
       </PageHeading>
-      <FilterForm onApply={() => filters.apply()} onReset={filters.reset}>
-        <label>
-          {t('console.jobs.status')}
-          <select {...filters.field('status')}>
-            <option value="">{t('common.all')}</option>
-            {jobStatuses.map((status) => (
-              <option key={status} value={status}>
-                {consoleJobStatusLabel(status, t)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('console.jobs.kind')}
-          <select {...filters.field('kind')}>
-            <option value="">{t('common.all')}</option>
-            {jobKinds.map((kind) => (
-              <option key={kind} value={kind}>
-                {jobKindLabel(kind, t)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('console.requests.account')}
-          <input type="text" {...filters.field('account')} placeholder={t('console.requests.accountPlaceholder')} />
-        </label>
+      <FilterForm filters={filters}>
+        <ChoiceFilter
+          label={t('console.jobs.status')}
+          binding={filters.field('status')}
+          choices={jobStatuses.map((status) => ({ value: status, label: consoleJobStatusLabel(status, t) }))}
+        />
+        <ChoiceFilter label={t('console.jobs.kind')} binding={filters.field('kind')} choices={jobKinds.map((kind) => ({ value: kind, label: jobKindLabel(kind, t) }))} />
+        <AccountFilter binding={filters.field('account')} />
       </FilterForm>
       {notice && (
         <p role="status" class="notice">
@@ -99,55 +78,55 @@ export function JobsPage() {
         </p>
       )}
       <ErrorMessage error={actionError} />
-      <ErrorMessage error={jobs.error} />
-      {jobs.loading && !jobs.data && <Loading />}
-      {jobs.data && (
-        <ConsoleTable
-          class="jobs"
-          caption={t('console.jobs.title')}
-          empty={t('console.jobs.empty')}
-          columns={[
-            { label: t('console.jobs.created') },
-            { label: t('console.jobs.id') },
-            { label: t('console.jobs.kind') },
-            { label: t('console.requests.account') },
-            { label: t('common.model') },
-            { label: t('console.jobs.status') },
-            { label: t('console.jobs.held'), number: true },
-            { label: t('console.jobs.charged'), number: true },
-            { label: t('common.actions') },
-          ]}
-          rowCount={jobs.data.data.length}
-        >
-          {jobs.data.data.map((job) => (
-            <tr key={job.id} data-job-id={job.id} data-status={job.status}>
-              <td class="nowrap">{formatDateTime(job.created_at, language)}</td>
-              <td>
-                <code>{job.id}</code>
-              </td>
-              <td>{jobKindLabel(job.kind, t)}</td>
-              <td>{accountName(job.account_id)}</td>
-              <td class="nowrap">
-                <code>{job.model}</code>
-              </td>
-              <td>
-                {consoleJobStatusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
-                {job.error && <div class="muted small">{job.error.message}</div>}
-              </td>
-              <td class="number">{formatRub(job.held_rub, language)}</td>
-              <td class="number">{formatRub(job.charged_rub, language)}</td>
-              <td>
-                {(job.status === 'queued' || job.status === 'in_progress') && (
-                  <ConfirmButton question={t('console.jobs.cancelConfirm', { id: job.id })} onConfirmed={() => cancel(job)}>
-                    {t('console.jobs.cancel')}
-                    <span class="visually-hidden"> {job.id}</span>
-                  </ConfirmButton>
-                )}
-              </td>
-            </tr>
-          ))}
-        </ConsoleTable>
-      )}
+      <LoadedView loaded={jobs}>
+        {(data) => (
+            <ConsoleTable
+              class="jobs"
+              caption={t('console.jobs.title')}
+              empty={t('console.jobs.empty')}
+              columns={[
+                { label: t('console.jobs.created') },
+                { label: t('console.jobs.id') },
+                { label: t('console.jobs.kind') },
+                { label: t('console.requests.account') },
+                { label: t('common.model') },
+                { label: t('console.jobs.status') },
+                { label: t('console.jobs.held'), number: true },
+                { label: t('console.jobs.charged'), number: true },
+                { label: t('common.actions') },
+              ]}
+              rowCount={data.data.length}
+            >
+              {data.data.map((job) => (
+                <tr key={job.id} data-job-id={job.id} data-status={job.status}>
+                  <td class="nowrap">{formatDateTime(job.created_at, language)}</td>
+                  <td>
+                    <code>{job.id}</code>
+                  </td>
+                  <td>{jobKindLabel(job.kind, t)}</td>
+                  <td>{accountName(job.account_id)}</td>
+                  <td class="nowrap">
+                    <code>{job.model}</code>
+                  </td>
+                  <td>
+                    {consoleJobStatusLabel(job.error?.code === 'cancelled' ? 'cancelled' : job.status, t)}
+                    {job.error && <div class="muted small">{job.error.message}</div>}
+                  </td>
+                  <td class="number">{formatRub(job.held_rub, language)}</td>
+                  <td class="number">{formatRub(job.charged_rub, language)}</td>
+                  <td>
+                    {(job.status === 'queued' || job.status === 'in_progress') && (
+                      <ConfirmButton question={t('console.jobs.cancelConfirm', { id: job.id })} onConfirmed={() => cancel(job)}>
+                        {t('console.jobs.cancel')}
+                        <span class="visually-hidden"> {job.id}</span>
+                      </ConfirmButton>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </ConsoleTable>
+        )}
+      </LoadedView>
       {jobs.data?.has_more && <p class="muted">{t('console.jobs.more', { count: pageSize })}</p>}
     </>
   );

@@ -3,9 +3,9 @@
 // A failure shows the error its client got and, when an upstream failed, the upstream's status.
 import { Fragment } from 'preact';
 import { api, queryString } from '../api.js';
-import { FilterForm } from '../components/filter-form.js';
+import { AccountFilter, FilterForm } from '../components/filter-form.js';
 import { ConsoleTable } from '../components/console-table.js';
-import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { LoadedView, PageHeading, Pager, RefreshButton } from '../components/common.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { useQueryFilters } from '../filters.js';
 import { formatRub } from '../format.js';
@@ -51,20 +51,9 @@ export function RequestsPage() {
   return (
     <>
       <PageHeading title={t('console.requests.title')}>
-        <button type="button" onClick={page.reload} disabled={page.loading}>
-          {t('console.system.refresh')}
-        </button>
+        <RefreshButton loaded={page} />
       </PageHeading>
-      <FilterForm
-        onApply={() => {
-          pages.reset();
-          filters.apply();
-        }}
-        onReset={() => {
-          pages.reset();
-          filters.reset();
-        }}
-      >
+      <FilterForm filters={filters} pages={pages}>
         <label>
           {t('console.requests.outcome')}
           <select
@@ -98,67 +87,64 @@ export function RequestsPage() {
           {t('console.requests.key')}
           <input type="text" {...filters.field('key')} placeholder="key_…" />
         </label>
-        <label>
-          {t('console.requests.account')}
-          <input type="text" {...filters.field('account')} placeholder={t('console.requests.accountPlaceholder')} />
-        </label>
+        <AccountFilter binding={filters.field('account')} />
       </FilterForm>
-      <ErrorMessage error={page.error} />
-      {page.loading && !page.data && <Loading />}
-      {page.data && (
-        <>
-          <ConsoleTable
-            class="request-log"
-            caption={t('console.requests.title')}
-            empty={t('console.requests.empty')}
-            columns={[
-              { label: t('console.requests.time') },
-              { label: t('console.requests.accountKey') },
-              { label: t('common.model') },
-              { label: t('console.requests.route') },
-              { label: t('console.requests.status') },
-              { label: t('console.requests.latency'), number: true },
-              { label: t('console.requests.charge'), number: true },
-            ]}
-            rowCount={page.data.data.length}
-          >
-            {page.data.data.map((entry) => (
-              <Fragment key={entry.id}>
-                <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
-                  <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
-                  <td>
-                    {accountName(entry.account_id)}
-                    {entry.key_id && (
-                      <div>
-                        <code class="small">{entry.key_id}</code>
-                      </div>
+      <LoadedView loaded={page}>
+        {(data) => (
+            <>
+              <ConsoleTable
+                class="request-log"
+                caption={t('console.requests.title')}
+                empty={t('console.requests.empty')}
+                columns={[
+                  { label: t('console.requests.time') },
+                  { label: t('console.requests.accountKey') },
+                  { label: t('common.model') },
+                  { label: t('console.requests.route') },
+                  { label: t('console.requests.status') },
+                  { label: t('console.requests.latency'), number: true },
+                  { label: t('console.requests.charge'), number: true },
+                ]}
+                rowCount={data.data.length}
+              >
+                {data.data.map((entry) => (
+                  <Fragment key={entry.id}>
+                    <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
+                      <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
+                      <td>
+                        {accountName(entry.account_id)}
+                        {entry.key_id && (
+                          <div>
+                            <code class="small">{entry.key_id}</code>
+                          </div>
+                        )}
+                      </td>
+                      <td class="nowrap">{entry.model ? <code>{entry.model}</code> : '—'}</td>
+                      <td>
+                        <code>
+                          {entry.method} {entry.route}
+                        </code>
+                        {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
+                      </td>
+                      <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
+                      <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
+                      <td class="number">{formatRub(entry.charged_rub, language)}</td>
+                    </tr>
+                    {entry.error && (
+                      <tr class="failure-row" data-failure-of={entry.request_id}>
+                        <td />
+                        <td colSpan={6}>
+                          <FailureDetails error={entry.error} />
+                        </td>
+                      </tr>
                     )}
-                  </td>
-                  <td class="nowrap">{entry.model ? <code>{entry.model}</code> : '—'}</td>
-                  <td>
-                    <code>
-                      {entry.method} {entry.route}
-                    </code>
-                    {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
-                  </td>
-                  <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
-                  <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
-                  <td class="number">{formatRub(entry.charged_rub, language)}</td>
-                </tr>
-                {entry.error && (
-                  <tr class="failure-row" data-failure-of={entry.request_id}>
-                    <td />
-                    <td colSpan={6}>
-                      <FailureDetails error={entry.error} />
-                    </td>
-                  </tr>
-                )}
-              </Fragment>
-            ))}
-          </ConsoleTable>
-          <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
-        </>
-      )}
+                  </Fragment>
+                ))}
+              </ConsoleTable>
+              <Pager hasPrevious={pages.hasPrevious} hasNext={data.has_more && data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(data.next_cursor!)} />
+            </>
+        )}
+      </LoadedView>
     </>
   );
 }

@@ -2,7 +2,7 @@
 // calls, failures and latency of the last minutes, the pause an upstream asked for (its
 // cooldown), and the last failures. The figures are the answering instance's own.
 import { api } from '../api.js';
-import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
+import { ErrorMessage, Loading, PageHeading, RefreshButton } from '../components/common.js';
 import { useLoad } from '../data.js';
 import { formatNumber } from '../format.js';
 import { useI18n } from '../i18n/index.js';
@@ -34,9 +34,7 @@ export function UpstreamsPage() {
   return (
     <>
       <PageHeading title={t('console.upstreams.title')}>
-        <button type="button" onClick={upstreams.reload} disabled={upstreams.loading}>
-          {t('console.system.refresh')}
-        </button>
+        <RefreshButton loaded={upstreams} />
       </PageHeading>
       <ErrorMessage error={upstreams.error} />
       {upstreams.loading && !list && <Loading />}
