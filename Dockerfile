@@ -17,7 +17,7 @@ COPY commands ./commands
 COPY migrations ./migrations
 COPY web ./web
 COPY scripts/build-web.mjs ./scripts/
-RUN npm run build
+RUN npm run build:dist
 
 FROM node:20-bookworm-slim AS deps
 # sqlite3 builds from source when no prebuilt binary is reachable (install.sh needs the same tools).
@@ -39,6 +39,10 @@ COPY --from=deps /deps/node_modules ./node_modules
 COPY --from=build /build/dist ./dist
 COPY bin ./bin
 COPY config/gateway.example.yaml ./config/
+# The command manifest: made here, where the commands can be loaded (the build stage has no
+# compiled SQLite driver), so the CLI imports only the command it runs (scripts/build-manifest.mjs).
+COPY scripts/build-manifest.mjs ./scripts/
+RUN npm run --silent build:manifest
 USER gateway
 # SQLite (when no database URL is set) and the files of storage.blobs kind local live here.
 VOLUME /var/lib/gateway

@@ -38,7 +38,7 @@ else
 fi
 
 # 3. Build, when a source is newer than the last build.
-if [ -f dist/.build-stamp ] && [ -z "$(find src commands migrations web scripts/build-web.mjs package.json tsconfig.json -newer dist/.build-stamp -print -quit)" ]; then
+if [ -f dist/.build-stamp ] && [ -z "$(find src commands migrations web scripts/build-web.mjs scripts/build-manifest.mjs package.json tsconfig.json -newer dist/.build-stamp -print -quit)" ]; then
   step "build is up to date"
 else
   step "building"

@@ -12,7 +12,7 @@
 // What it cannot replay: the base image itself (Node 20 here too) and the system lines
 // (apt-get, the user), listed in `systemLines` (test/install/dockerfile.ts): a new RUN line must be one of them or
 // an npm line, so nothing the image does goes untried here.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -95,8 +95,14 @@ test('the Dockerfile built in a clean directory: production dependencies only, a
   t.is(skipped.length, systemLines.length, 'each system line appears once');
 
   const runtimeDir = folder('runtime');
-  t.deepEqual(readdirSync(runtimeDir).sort(), ['bin', 'config', 'dist', 'node_modules', 'package-lock.json', 'package.json'], 'the runtime stage holds what runs, no sources or tests');
+  t.deepEqual(
+    readdirSync(runtimeDir).sort(),
+    ['bin', 'config', 'dist', 'node_modules', 'oclif.manifest.json', 'package-lock.json', 'package.json', 'scripts'],
+    'the runtime stage holds what runs, no sources or tests',
+  );
   t.deepEqual(readdirSync(path.join(runtimeDir, 'config')), ['gateway.example.yaml']);
+  t.deepEqual(readdirSync(path.join(runtimeDir, 'scripts')), ['build-manifest.mjs'], 'the one script it runs');
+  t.true(Object.keys(JSON.parse(readFileSync(path.join(runtimeDir, 'oclif.manifest.json'), 'utf8')).commands).includes('serve'), 'the command manifest, made in the runtime stage');
   t.true(existsSync(path.join(runtimeDir, 'dist', 'migrations', '20261122000000_foundation.js')), 'the compiled migrations (src/db/migration-source.ts reads dist/migrations)');
   t.true(existsSync(path.join(runtimeDir, 'dist', 'web', 'index.html')), 'the web cabinet (scripts/build-web.mjs → dist/web)');
   const present = devOnly.filter((name) => existsSync(path.join(runtimeDir, 'node_modules', name)));

@@ -52,14 +52,28 @@ test('the build stage copies every folder the TypeScript build compiles', (t) =>
   t.deepEqual(roots.filter((root) => !copied.includes(root)), [], `tsconfig.json compiles ${roots.join(', ')}`);
 });
 
-test('the build stage copies what `npm run build` runs beyond tsc: the web cabinet (web/) and its build script', (t) => {
+test('the build stage runs `npm run build:dist` and copies what it runs beyond tsc: the web cabinet (web/) and its build script', (t) => {
   const { scripts } = JSON.parse(readFileSync(path.join(installRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const buildScripts = [...scripts.build!.matchAll(/\bnode (scripts\/[\w.-]+)/g)].map((match) => match[1]!);
+  t.is(scripts.build, 'npm run --silent build:dist && npm run --silent build:manifest');
+  const buildScripts = [...scripts['build:dist']!.matchAll(/\bnode (scripts\/[\w.-]+)/g)].map((match) => match[1]!);
   t.deepEqual(buildScripts, ['scripts/build-web.mjs']);
   const build = stages.find((stage) => stage.name === 'build')!;
+  t.true(build.instructions.some(({ keyword, args }) => keyword === 'RUN' && args === 'npm run build:dist'));
   const copied = build.instructions.filter(({ keyword }) => keyword === 'COPY').flatMap(({ args }) => args.split(/\s+/).slice(0, -1));
   const needed = [...buildScripts, 'web', 'web/tsconfig.json'];
   t.deepEqual(needed.filter((file) => !copied.some((source) => file === source || file.startsWith(`${source}/`))), []);
+});
+
+test('the runtime stage makes the command manifest where the commands load (its compiled SQLite driver), before it drops to the gateway user', (t) => {
+  const { scripts } = JSON.parse(readFileSync(path.join(installRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  t.is(scripts['build:manifest'], 'node scripts/build-manifest.mjs');
+  const runtime = stages.find((stage) => stage.name === 'runtime')!;
+  const index = (keyword: string, args: string) => runtime.instructions.findIndex((instruction) => instruction.keyword === keyword && instruction.args === args);
+  const copy = index('COPY', 'scripts/build-manifest.mjs ./scripts/');
+  const run = index('RUN', 'npm run --silent build:manifest');
+  t.true(copy >= 0 && run > copy, 'the script is copied, then run');
+  t.true(run > index('COPY', '--from=build /build/dist ./dist') && run > index('COPY', '--from=deps /deps/node_modules ./node_modules'), 'after dist/ and node_modules');
+  t.true(run < index('USER', 'gateway'), 'as root, who owns /opt/gateway');
 });
 
 test('the runtime settings: environment, entry point, command and health check', (t) => {
