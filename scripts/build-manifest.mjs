@@ -8,6 +8,7 @@
 // (test/cli/manifest.test.ts checks it matches the built commands).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Plugin } from '@oclif/core';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -19,7 +20,7 @@ export async function buildManifest() {
   return plugin.manifest;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const manifest = await buildManifest();
   writeFileSync(path.join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(`oclif.manifest.json: ${Object.keys(manifest.commands).length} commands`);

@@ -12,7 +12,7 @@
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
 import type { Bindings, Companion, HotStatement } from '../db/hot-statements.js';
-import { insertRowsStatement, usageRecordColumns, usageRecordDefault, type UsageRecord } from '../observability/batched-inserter.js';
+import { insertRowsStatement, usageRecordColumns, withColumnDefault, type UsageRecord } from '../observability/batched-inserter.js';
 
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
@@ -58,11 +58,7 @@ const usageColumns = usageRecordColumns.join(', ');
 export const insertUsageOfCharges: HotStatement = insertRowsStatement('usage_records', usageRecordColumns);
 
 /** A usage column in the PostgreSQL settle: cost_units is the charge, absent media units 0. */
-function usageOfMoved(column: string): string {
-  if (column === 'cost_units') return 'moved.charged_units';
-  const fallback = usageRecordDefault(column);
-  return fallback === undefined ? `u.${column}` : `COALESCE(u.${column}, ${fallback})`;
-}
+const usageOfMoved = (column: string): string => (column === 'cost_units' ? 'moved.charged_units' : withColumnDefault('usage_records', column, `u.${column}`));
 
 /**
  * The usage record of a settle (settleBindings: the settle's bindings, uJson null): written by

@@ -16,16 +16,6 @@ import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';
 
-/** How insertRowsStatement writes its rows. */
-export interface InsertRowsOptions {
-  /**
-   * An indexed column unique per row: rows whose value is already in the table are left out,
-   * so a batch retried after a commit whose answer was lost (the connection cut during COMMIT)
-   * is not written twice.
-   */
-  readonly uniqueBy?: string;
-}
-
 /**
  * SQL for the columns a row of a table may leave out (absent or null in its JSON): a usage
  * record without media units (a chat's) has 0 of each. Kept by table, so that no writer of
@@ -35,21 +25,29 @@ const columnDefaults: Readonly<Record<string, Readonly<Record<string, string>>>>
   usage_records: { images: '0', characters: '0', audio_seconds: '0', video_seconds: '0' },
 };
 
-/** INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`, in the array's order. */
-export function insertRowsStatement(table: string, columns: readonly string[], options: InsertRowsOptions = {}): HotStatement {
-  const { uniqueBy } = options;
-  const defaults = columnDefaults[table] ?? {};
+/** The SQL `value` of `table`'s `column`, with the column's default (columnDefaults) when it is null. */
+export function withColumnDefault(table: string, column: string, value: string): string {
+  const fallback = columnDefaults[table]?.[column];
+  return fallback === undefined ? value : `COALESCE(${value}, ${fallback})`;
+}
+
+/**
+ * INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`, in the array's order.
+ * With `uniqueBy` (an indexed column), rows whose value is already in the table are left out:
+ * a batch retried after a commit whose answer was lost (the connection cut during COMMIT) is
+ * not written twice.
+ */
+export function insertRowsStatement(table: string, columns: readonly string[], uniqueBy?: string): HotStatement {
   const list = columns.join(', ');
-  const withDefault = (column: string, value: string) => (defaults[column] === undefined ? value : `COALESCE(${value}, ${defaults[column]})`);
   const sqliteNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = value ->> '${uniqueBy}')` : '';
   const pgNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = rows.${uniqueBy})` : '';
   return {
     writes: true,
     // jsonb_each: each row's value comes as SQLite's binary JSON, which ->> reads in place; with
     // json_each it came as text, parsed again for every column (2.5× the time for 12 rows).
-    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withDefault(column, `value ->> '${column}'`)).join(', ')} FROM jsonb_each(:rows)${sqliteNew} ORDER BY key`,
+    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(table, column, `value ->> '${column}'`)).join(', ')} FROM jsonb_each(:rows)${sqliteNew} ORDER BY key`,
     // The table's own row type gives each column its type: no list of types to keep in step.
-    pg: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withDefault(column, `rows.${column}`)).join(', ')} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
+    pg: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(table, column, `rows.${column}`)).join(', ')} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
   };
 }
 
@@ -120,7 +118,7 @@ export class BatchedInserter<Row extends object> {
     private readonly logger: Logger,
     private readonly options: BatchedInserterOptions<Row> = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
   ) {
-    const insert = insertRowsStatement(table, columns, { uniqueBy: options.uniqueBy });
+    const insert = insertRowsStatement(table, columns, options.uniqueBy);
     this.write = options.write ?? (async (rows) => void (await hotStatements(db).run(insert, { rows: JSON.stringify(rows) })));
     this.timers = options.timers ?? realTimers;
   }
@@ -295,6 +293,3 @@ export const usageRecordColumns: readonly (keyof UsageRecord)[] = [
   'audio_seconds',
   'video_seconds',
 ];
-
-/** SQL for a usage record's column that a record may leave out, or undefined. */
-export const usageRecordDefault = (column: string): string | undefined => columnDefaults.usage_records![column];
