@@ -22,7 +22,9 @@ test('npm run bench (smoke) completes and prints the table, the floor and a comp
   t.regex(result.stdout, /\| non-stream latency p50 \/ p99, 1 connection \(ms\) \|/);
   t.regex(result.stdout, /\| time to first streamed byte p50 \(ms\) \|/);
   t.regex(result.stdout, /\| non-stream requests\/s @ 10 connections/);
-  t.regex(result.stdout, /\| added latency p50 \(ms\) \| [\d.]+ \| ≤ 1\.0 \| (met|\*\*missed\*\*) \| [\d.]+ \|/);
+  // Both figures are differences from the direct call, so noise can make either negative
+  // (CI once measured the bare proxy 1.23 ms faster than going direct).
+  t.regex(result.stdout, /\| added latency p50 \(ms\) \| -?[\d.]+ \| ≤ 1\.0 \| (met|\*\*missed\*\*) \| -?[\d.]+ \|/);
   t.regex(result.stdout, /## compare: peer\n\n\| compare: peer \| direct \| bare Node\.js proxy \(floor\) \| through peer \|/);
   // The peer's process was found by its port: its CPU and memory are in the table.
   t.regex(result.stdout, /\| CPU ms per request \(at 10 connections\) \| \| non-stream [\d.]+, stream [\d.]+ \| non-stream [\d.]+, stream [\d.]+ \| \|\n\| RSS idle \/ peak under load \(MB\) \| \| [\d.]+ \/ [\d.]+ \| [\d.]+ \/ [\d.]+ \| \|\n*$/);
