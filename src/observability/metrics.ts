@@ -3,8 +3,15 @@
 // once, when the services are made, never on the request path. Label values come from the
 // configuration (providers, models, job kinds) or small fixed sets (statuses, token kinds,
 // refusal reasons), so the number of series is bounded. docs/operations.md lists them all.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// What every request counts (its route's count and latency, the charge, the tokens, the
+// upstream call) goes through the methods below into plain-metrics.ts series, which cost an
+// addition per count; the rest are prom-client's own, counted on rarer paths.
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { UNITS_PER_RUB } from '../billing/money.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
+import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
+
+const unitsPerRub = Number(UNITS_PER_RUB);
 
 /** What the scrape-time query finds: jobs waiting or running by kind and status, and the active holds. */
 export interface Backlog {
@@ -19,9 +26,18 @@ const jobKindLabels: readonly JobKind[] = ['video', 'video_upscale', 'music'];
 /** Reasons of gateway_refusals_total that exist (at 0) from the start. */
 export const refusalReasons = ['rate_limit', 'budget'] as const;
 
-interface TokenLabels {
-  readonly model: string;
-  readonly kind: 'input' | 'cached' | 'output' | 'reasoning';
+interface RouteSeries {
+  readonly latency: HistogramSeries;
+  readonly byStatus: Map<number, CounterSeries>;
+}
+
+interface ModelSeries {
+  readonly chargedUnits: CounterSeries;
+  readonly chargedRub: CounterSeries;
+  readonly input: CounterSeries;
+  readonly cached: CounterSeries;
+  readonly output: CounterSeries;
+  readonly reasoning: CounterSeries;
 }
 
 /** A scrape waits this long for the backlog query; past it the gauges keep their last values. */
@@ -29,25 +45,12 @@ const backlogTimeoutMs = 2_000;
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'gateway_http_requests_total',
-    help: 'HTTP requests by route template, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'gateway_http_request_duration_seconds',
-    help: 'Time from request to the end of the response, by route template',
-    labelNames: ['route', 'method'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [this.registry],
-  });
-  readonly chargedUnits = new Counter({
-    name: 'gateway_charged_units_total',
-    help: 'Money charged, in units of 0.0001 RUB, by model',
-    labelNames: ['model'] as const,
-    registers: [this.registry],
-  });
+  // The metrics of every request (plain-metrics.ts: counted in plain numbers, read at scrape time).
+  readonly requests = new PlainCounter(this.registry, 'gateway_http_requests_total', 'HTTP requests by route template, method and status', ['route', 'method', 'status']);
+  readonly latency = new PlainHistogram(this.registry, 'gateway_http_request_duration_seconds', 'Time from request to the end of the response, by route template', ['route', 'method'], [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+  ]);
+  readonly chargedUnits = new PlainCounter(this.registry, 'gateway_charged_units_total', 'Money charged, in units of 0.0001 RUB, by model', ['model']);
 
   readonly recordsDropped = new Counter({
     name: 'gateway_records_dropped_total',
@@ -66,32 +69,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly chargedRub = new Counter({
-    name: 'gateway_charged_rub_total',
-    help: 'Money charged, in RUB as a float (for dashboards only: the ledger keeps exact units), by model',
-    labelNames: ['model'] as const,
-    registers: [this.registry],
-  });
-  readonly tokens = new Counter({
-    name: 'gateway_tokens_total',
-    help: 'Chat tokens by model and kind: input (cached included), cached, output (reasoning included), reasoning',
-    labelNames: ['model', 'kind'] as const,
-    registers: [this.registry],
-  });
-  readonly upstreamDuration = new Histogram({
-    name: 'gateway_upstream_duration_seconds',
-    help: 'One upstream call, from sending it to the end of its answer or stream (failures included), by provider and gateway model',
-    labelNames: ['provider', 'model'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
-    registers: [this.registry],
-  });
-  readonly upstreamTtft = new Histogram({
-    name: 'gateway_upstream_ttft_seconds',
-    help: 'Time to first token of a chat upstream call (every chat call streams upstream), by provider and gateway model',
-    labelNames: ['provider', 'model'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 60],
-    registers: [this.registry],
-  });
+  readonly chargedRub = new PlainCounter(this.registry, 'gateway_charged_rub_total', 'Money charged, in RUB as a float (for dashboards only: the ledger keeps exact units), by model', ['model']);
+  readonly tokens = new PlainCounter(this.registry, 'gateway_tokens_total', 'Chat tokens by model and kind: input (cached included), cached, output (reasoning included), reasoning', ['model', 'kind']);
+  readonly upstreamDuration = new PlainHistogram(
+    this.registry,
+    'gateway_upstream_duration_seconds',
+    'One upstream call, from sending it to the end of its answer or stream (failures included), by provider and gateway model',
+    ['provider', 'model'],
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+  );
+  readonly upstreamTtft = new PlainHistogram(
+    this.registry,
+    'gateway_upstream_ttft_seconds',
+    'Time to first token of a chat upstream call (every chat call streams upstream), by provider and gateway model',
+    ['provider', 'model'],
+    [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30, 60],
+  );
   readonly upstreamErrors = new Counter({
     name: 'gateway_upstream_errors_total',
     help: 'Failed upstream calls by provider, gateway model and status (HTTP status, timeout, connect_error, stream_error, error)',
@@ -105,19 +98,63 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly tokenLabels = new Map<string, { input: TokenLabels; cached: TokenLabels; output: TokenLabels; reasoning: TokenLabels }>();
+  /** The series of a model's charge and tokens, looked up once per model. */
+  private readonly byModel = new Map<string, ModelSeries>();
 
-  /** A chat's tokens, by kind (label objects made once per model). */
-  countTokens(model: string, usage: { readonly inputTokens: number; readonly cachedInputTokens: number; readonly outputTokens: number; readonly reasoningTokens: number }): void {
-    let labels = this.tokenLabels.get(model);
-    if (!labels) {
-      labels = { input: { model, kind: 'input' }, cached: { model, kind: 'cached' }, output: { model, kind: 'output' }, reasoning: { model, kind: 'reasoning' } };
-      this.tokenLabels.set(model, labels);
+  /** The series of each route template, method (and status): looked up without building a key. */
+  private readonly byRoute = new Map<string, Map<string, RouteSeries>>();
+
+  /** A finished HTTP request: counted by route template, method and status, its duration observed. */
+  countRequest(route: string, method: string, status: number, seconds: number): void {
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.byRoute.set(route, byMethod);
     }
-    this.tokens.inc(labels.input, usage.inputTokens);
-    if (usage.cachedInputTokens > 0) this.tokens.inc(labels.cached, usage.cachedInputTokens);
-    this.tokens.inc(labels.output, usage.outputTokens);
-    if (usage.reasoningTokens > 0) this.tokens.inc(labels.reasoning, usage.reasoningTokens);
+    let series = byMethod.get(method);
+    if (!series) {
+      series = { latency: this.latency.series(route, method), byStatus: new Map() };
+      byMethod.set(method, series);
+    }
+    let count = series.byStatus.get(status);
+    if (!count) {
+      count = this.requests.series(route, method, String(status));
+      series.byStatus.set(status, count);
+    }
+    count.inc();
+    series.latency.observe(seconds);
+  }
+
+  /** A request's charge (in units, and in RUB as a float for dashboards only: the ledger and charged_units stay exact). */
+  countCharge(model: string, units: number): void {
+    const series = this.seriesOfModel(model);
+    series.chargedUnits.inc(units);
+    series.chargedRub.inc(units / unitsPerRub);
+  }
+
+  /** A chat's tokens, by kind. */
+  countTokens(model: string, usage: { readonly inputTokens: number; readonly cachedInputTokens: number; readonly outputTokens: number; readonly reasoningTokens: number }): void {
+    const series = this.seriesOfModel(model);
+    series.input.inc(usage.inputTokens);
+    if (usage.cachedInputTokens > 0) series.cached.inc(usage.cachedInputTokens);
+    series.output.inc(usage.outputTokens);
+    if (usage.reasoningTokens > 0) series.reasoning.inc(usage.reasoningTokens);
+  }
+
+  private seriesOfModel(model: string): ModelSeries {
+    let series = this.byModel.get(model);
+    if (!series) {
+      series = {
+        chargedUnits: this.chargedUnits.series(model),
+        chargedRub: this.chargedRub.series(model),
+        input: this.tokens.series(model, 'input'),
+        cached: this.tokens.series(model, 'cached'),
+        output: this.tokens.series(model, 'output'),
+        reasoning: this.tokens.series(model, 'reasoning'),
+      };
+      this.byModel.set(model, series);
+    }
+    return series;
   }
 
   private backlogSource: { query: () => Promise<Backlog>; now: () => number; onError: (error: unknown) => void } | undefined;

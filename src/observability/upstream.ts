@@ -9,6 +9,7 @@ import { routeKey, type RouteAttempt } from '../pipeline/route-fallback.js';
 import { UpstreamError } from '../vendors/types.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import type { HistogramSeries } from './plain-metrics.js';
 import { RouteHealth } from './route-health.js';
 
 /** The vendor's message is cut to this many characters in the log line. */
@@ -68,15 +69,18 @@ export interface UpstreamFailure {
   readonly retryInMs?: number;
 }
 
-interface PairLabels {
+/** The metric series of a (provider, gateway model) pair. */
+export interface PairSeries {
   readonly provider: string;
   readonly model: string;
+  readonly duration: HistogramSeries;
+  readonly timeToFirstToken: HistogramSeries;
 }
 
 export class UpstreamObserver {
-  private readonly pairs = new Map<string, PairLabels>();
-  /** The labels of each configured route (the catalog's own Route objects), found without building a key. */
-  private readonly byRoute = new WeakMap<Route, PairLabels>();
+  private readonly pairs = new Map<string, PairSeries>();
+  /** The series of each configured route (the catalog's own Route objects), found without building a key. */
+  private readonly byRoute = new WeakMap<Route, PairSeries>();
   /** Each configured route's key ("provider:model"), made at start. */
   private readonly routeKeys = new WeakMap<Route, string>();
   private readonly secrets: readonly string[];
@@ -92,17 +96,17 @@ export class UpstreamObserver {
     this.secrets = [...options.secrets].filter((secret): secret is string => typeof secret === 'string' && secret.length > 0).sort((a, b) => b.length - a.length);
     for (const model of options.models) {
       for (const route of model.routes) {
-        this.byRoute.set(route, this.labelsOf(route.provider.name, model.id));
+        this.byRoute.set(route, this.seriesOf(route.provider.name, model.id));
         this.routeKeys.set(route, routeKey(route));
       }
     }
     this.health = new RouteHealth(options.now);
   }
 
-  /** The labels of a route of `model`: made at start, looked up by the route object. */
-  labelsOfRoute(route: Route, model: string): PairLabels {
-    const labels = this.byRoute.get(route);
-    return labels !== undefined && labels.model === model ? labels : this.labelsOf(route.provider.name, model);
+  /** The series of a route of `model`: made at start, looked up by the route object. */
+  seriesOfRoute(route: Route, model: string): PairSeries {
+    const series = this.byRoute.get(route);
+    return series !== undefined && series.model === model ? series : this.seriesOf(route.provider.name, model);
   }
 
   /** `text` with the configured provider keys and anything that looks like a secret redacted, shortened to `maxLength`. */
@@ -110,20 +114,20 @@ export class UpstreamObserver {
     return redactSecrets(text, this.secrets, maxLength);
   }
 
-  /** The one label object of a (provider, gateway model) pair: made at start for every configured route, reused after. */
-  labelsOf(provider: string, model: string): PairLabels {
+  /** The one series object of a (provider, gateway model) pair: made at start for every configured route, reused after. */
+  seriesOf(provider: string, model: string): PairSeries {
     const key = `${provider}\n${model}`;
-    let labels = this.pairs.get(key);
-    if (!labels) {
-      labels = { provider, model };
-      this.pairs.set(key, labels);
+    let series = this.pairs.get(key);
+    if (!series) {
+      series = { provider, model, duration: this.metrics.upstreamDuration.series(provider, model), timeToFirstToken: this.metrics.upstreamTtft.series(provider, model) };
+      this.pairs.set(key, series);
     }
-    return labels;
+    return series;
   }
 
   /** From the call to the upstream to its first output. */
-  timeToFirstToken(labels: PairLabels, seconds: number): void {
-    this.metrics.upstreamTtft.observe(labels, seconds);
+  timeToFirstToken(series: PairSeries, seconds: number): void {
+    series.timeToFirstToken.observe(seconds);
   }
 
   /**
@@ -132,7 +136,7 @@ export class UpstreamObserver {
    */
   attempted(context: { readonly operation: string; readonly model: string; readonly requestId?: string; readonly jobId?: string }, outcome: RouteAttempt): void {
     const { route } = outcome;
-    this.metrics.upstreamDuration.observe(this.labelsOfRoute(route, context.model), outcome.seconds);
+    this.seriesOfRoute(route, context.model).duration.observe(outcome.seconds);
     this.health.called(this.routeKeys.get(route) ?? routeKey(route), outcome.seconds);
     if (outcome.error === undefined) return;
     this.failure({

@@ -341,7 +341,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   // ledger work that follows.
   const upstreamDoneAt = performance.now();
   if (firstOutputAt !== undefined && routeTaken) {
-    services.upstreamObserver.timeToFirstToken(services.upstreamObserver.labelsOfRoute(routeTaken, model.id), (firstOutputAt - attemptStartedAt) / 1000);
+    services.upstreamObserver.timeToFirstToken(services.upstreamObserver.seriesOfRoute(routeTaken, model.id), (firstOutputAt - attemptStartedAt) / 1000);
   }
 
   const { usage, estimated } = meter(request, accumulator, { failed: failure !== undefined, producedOutput });

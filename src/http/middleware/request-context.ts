@@ -3,15 +3,13 @@
 // (src/errors/to-gateway-error.ts) and are encoded here in the shape the route table gives
 // the route (src/http/error-shape.ts), so no route writes an error body itself.
 import type { Next } from 'koa';
-import { UNITS_PER_RUB, unitsToSql } from '../../billing/money.js';
+import { unitsToSql } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ServerServices } from '../../services.js';
 import { newRequestId } from '../../util/ids.js';
 import type { ErrorShapeFor } from '../error-shape.js';
 import type { Context } from '../state.js';
-
-const unitsPerRub = Number(UNITS_PER_RUB);
 
 /** request_log.error_message holds this many characters at most. */
 const maxLoggedErrorLength = 500;
@@ -56,14 +54,8 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       const durationUs = Number((process.hrtime.bigint() - ctx.state.startedAt) / 1000n);
       const route = ctx._matchedRoute ?? 'unmatched';
       const key = ctx.state.apiKey;
-      metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
-      metrics.latency.observe({ route, method: ctx.method }, durationUs / 1e6);
-      if (ctx.state.chargedUnits > 0n) {
-        const labels = { model: ctx.state.model ?? 'none' };
-        metrics.chargedUnits.inc(labels, Number(ctx.state.chargedUnits));
-        // A float for dashboards only; the ledger and charged_units stay exact.
-        metrics.chargedRub.inc(labels, Number(ctx.state.chargedUnits) / unitsPerRub);
-      }
+      metrics.countRequest(route, ctx.method, ctx.status, durationUs / 1e6);
+      if (ctx.state.chargedUnits > 0n) metrics.countCharge(ctx.state.model ?? 'none', Number(ctx.state.chargedUnits));
       logger.info({
         request_id: requestId,
         method: ctx.method,
