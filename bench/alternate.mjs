@@ -12,7 +12,9 @@
 // With --bursts N, each round starts both builds once and they take turns N times in short
 // bursts (--seconds, 3 by default), order swapped every pair, while the other sits idle: a slow
 // minute of the machine then falls on both of a pair, and the median of the pairs' ratios
-// (head ÷ base) tells a few per cent apart where whole rounds drift by 20%.
+// (head ÷ base) tells a few per cent apart where whole rounds drift by 20%. But one pair of
+// processes keeps its own speed for its whole life (a round once put a build 14% behind a copy
+// of itself in all 12 of its pairs): give many rounds of few bursts, e.g. --bursts 3 --rounds 6.
 // Each checkout must be built (npm run build).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
