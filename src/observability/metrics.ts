@@ -45,12 +45,13 @@ const backlogTimeoutMs = 2_000;
 
 export class Metrics {
   readonly registry = new Registry();
-  // The metrics of every request (plain-metrics.ts: counted in plain numbers, read at scrape time).
-  readonly requests = new PlainCounter(this.registry, 'gateway_http_requests_total', 'HTTP requests by route template, method and status', ['route', 'method', 'status']);
-  readonly latency = new PlainHistogram(this.registry, 'gateway_http_request_duration_seconds', 'Time from request to the end of the response, by route template', ['route', 'method'], [
+  // The metrics of every request (plain-metrics.ts: counted in plain numbers, read at scrape time),
+  // counted through the methods below.
+  private readonly requests = new PlainCounter(this.registry, 'gateway_http_requests_total', 'HTTP requests by route template, method and status', ['route', 'method', 'status']);
+  private readonly latency = new PlainHistogram(this.registry, 'gateway_http_request_duration_seconds', 'Time from request to the end of the response, by route template', ['route', 'method'], [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
   ]);
-  readonly chargedUnits = new PlainCounter(this.registry, 'gateway_charged_units_total', 'Money charged, in units of 0.0001 RUB, by model', ['model']);
+  private readonly chargedUnits = new PlainCounter(this.registry, 'gateway_charged_units_total', 'Money charged, in units of 0.0001 RUB, by model', ['model']);
 
   readonly recordsDropped = new Counter({
     name: 'gateway_records_dropped_total',
@@ -69,16 +70,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly chargedRub = new PlainCounter(this.registry, 'gateway_charged_rub_total', 'Money charged, in RUB as a float (for dashboards only: the ledger keeps exact units), by model', ['model']);
-  readonly tokens = new PlainCounter(this.registry, 'gateway_tokens_total', 'Chat tokens by model and kind: input (cached included), cached, output (reasoning included), reasoning', ['model', 'kind']);
-  readonly upstreamDuration = new PlainHistogram(
+  private readonly chargedRub = new PlainCounter(this.registry, 'gateway_charged_rub_total', 'Money charged, in RUB as a float (for dashboards only: the ledger keeps exact units), by model', ['model']);
+  private readonly tokens = new PlainCounter(this.registry, 'gateway_tokens_total', 'Chat tokens by model and kind: input (cached included), cached, output (reasoning included), reasoning', ['model', 'kind']);
+  private readonly upstreamDuration = new PlainHistogram(
     this.registry,
     'gateway_upstream_duration_seconds',
     'One upstream call, from sending it to the end of its answer or stream (failures included), by provider and gateway model',
     ['provider', 'model'],
     [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
   );
-  readonly upstreamTtft = new PlainHistogram(
+  private readonly upstreamTtft = new PlainHistogram(
     this.registry,
     'gateway_upstream_ttft_seconds',
     'Time to first token of a chat upstream call (every chat call streams upstream), by provider and gateway model',
@@ -139,6 +140,11 @@ export class Metrics {
     if (usage.cachedInputTokens > 0) series.cached.inc(usage.cachedInputTokens);
     series.output.inc(usage.outputTokens);
     if (usage.reasoningTokens > 0) series.reasoning.inc(usage.reasoningTokens);
+  }
+
+  /** The series of an upstream call's duration and time to first token, for a (provider, gateway model) pair. */
+  upstreamSeries(provider: string, model: string): { readonly duration: HistogramSeries; readonly timeToFirstToken: HistogramSeries } {
+    return { duration: this.upstreamDuration.series(provider, model), timeToFirstToken: this.upstreamTtft.series(provider, model) };
   }
 
   private seriesOfModel(model: string): ModelSeries {

@@ -119,7 +119,7 @@ export class UpstreamObserver {
     const key = `${provider}\n${model}`;
     let series = this.pairs.get(key);
     if (!series) {
-      series = { provider, model, duration: this.metrics.upstreamDuration.series(provider, model), timeToFirstToken: this.metrics.upstreamTtft.series(provider, model) };
+      series = { provider, model, ...this.metrics.upstreamSeries(provider, model) };
       this.pairs.set(key, series);
     }
     return series;
