@@ -15,6 +15,9 @@
 // (head ÷ base) tells a few per cent apart where whole rounds drift by 20%. But one pair of
 // processes keeps its own speed for its whole life (a round once put a build 14% behind a copy
 // of itself in all 12 of its pairs): give many rounds of few bursts, e.g. --bursts 3 --rounds 6.
+// With --latency, a burst is --count sequential requests on one connection instead (non-stream,
+// then streamed), and the figures are the p50 of the whole answer and of the first streamed
+// byte, in ms: what one client waits, where the CPU figure is what the machine pays.
 // Each checkout must be built (npm run build).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +28,8 @@ const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resol
 const rounds = Number(option(args, 'rounds', '3'));
 const bursts = Number(option(args, 'bursts', '0'));
 const seconds = Number(option(args, 'seconds', bursts > 0 ? '3' : '8'));
+const latency = args.includes('--latency');
+const count = Number(option(args, 'count', '400'));
 const results = { base: [], head: [] };
 /** wchar and syscw of a process (bytes handed to write calls, write calls). */
 const writes = (pid) => Object.fromEntries(readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')).filter(([name]) => name === 'wchar' || name === 'syscw').map(([name, value]) => [name, Number(value)]));
@@ -52,6 +57,12 @@ async function startStack(name) {
 /** One measurement of a running stack: CPU per request at 50 connections, non-stream then stream. */
 async function measure(name, stack, burstSeconds) {
   const { lib, pid, target } = stack;
+  if (latency) {
+    // Both kinds as `cpuMsPerRequest` (the figure compared): p50 ms of the answer, of the first streamed byte.
+    const plain = await lib.sequential(target, { count, warmup: 20, stream: false });
+    const stream = await lib.sequential(target, { count, warmup: 20, stream: true });
+    return { plain: { cpuMsPerRequest: plain.p50, p99: plain.p99 }, stream: { cpuMsPerRequest: stream.ttfb50, p99: stream.ttfb99 } };
+  }
   const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
   const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: true, pid }));
   if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
@@ -59,7 +70,9 @@ async function measure(name, stack, burstSeconds) {
 }
 
 const describe = ({ plain, stream }) =>
-  `CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`;
+  latency
+    ? `p50 ms ${plain.cpuMsPerRequest.toFixed(3)} answer, ${stream.cpuMsPerRequest.toFixed(3)} first streamed byte (p99 ${plain.p99.toFixed(3)} / ${stream.p99.toFixed(3)})`
+    : `CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`;
 const ratios = { plain: [], stream: [] };
 
 for (let round = 0; round < rounds; round++) {
@@ -98,7 +111,7 @@ for (let round = 0; round < rounds; round++) {
 }
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
 for (const name of ['base', 'head']) {
-  console.log(`${name} median: ${median(results[name].map((r) => r.plain)).toFixed(3)} non-stream, ${median(results[name].map((r) => r.stream)).toFixed(3)} stream (CPU ms per request)`);
+  console.log(`${name} median: ${median(results[name].map((r) => r.plain)).toFixed(3)} non-stream, ${median(results[name].map((r) => r.stream)).toFixed(3)} stream (${latency ? 'p50 ms of the answer, of the first streamed byte' : 'CPU ms per request'})`);
 }
 if (bursts > 0) {
   const lower = (values) => values.filter((ratio) => ratio < 1).length;

@@ -1,6 +1,6 @@
 import { testOnBackends } from '../helpers/backends.js';
 import { testClock } from '../helpers/clock.js';
-import { startGateway } from '../helpers/gateway.js';
+import { capturedLogger, startGateway } from '../helpers/gateway.js';
 
 testOnBackends('healthz, readyz and Prometheus metrics by route and status; request log rows', async (t, database) => {
   const gateway = await startGateway(t, database);
@@ -33,4 +33,35 @@ testOnBackends('last_used_at is recorded without a write per request', async (t,
   t.is((await gateway.services.apiKeys.find(keyId)).lastUsedAt, null, 'not written on the request path');
   t.is(await gateway.services.apiKeys.flushLastUsed(), 1, 'three uses, one pending write');
   t.is((await gateway.services.apiKeys.find(keyId)).lastUsedAt, clock.now(), "the time of the last use, on the gateway's clock");
+});
+
+testOnBackends('an access line or request-log row that fails to be written (after the response left) is logged; the request was answered and the server keeps answering', async (t, database) => {
+  const { logger, lines } = capturedLogger();
+  const gateway = await startGateway(t, database, { logger });
+  const { key } = await gateway.newClient();
+  const record = gateway.services.requestLog.record.bind(gateway.services.requestLog);
+  let failNext = true;
+  gateway.services.requestLog.record = (entry) => {
+    if (failNext) {
+      failNext = false;
+      throw new Error('request log refused the row');
+    }
+    record(entry);
+  };
+  const history = () => fetch(`${gateway.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } });
+  const first = await history();
+  t.is(first.status, 200);
+  await first.arrayBuffer();
+  const second = await history();
+  t.is(second.status, 200);
+  const secondId = second.headers.get('x-request-id');
+  await second.arrayBuffer();
+
+  const failed = lines.filter((line) => line.msg === 'observing a request failed');
+  t.is(failed.length, 1);
+  t.is(failed[0]!.request_id, first.headers.get('x-request-id'));
+  t.is(failed[0]!.err.message, 'request log refused the row');
+  t.is(lines.filter((line) => line.msg === 'request').length, 2, 'one access line per request, the failed one included');
+  await gateway.services.requestLog.flush();
+  t.deepEqual((await database.db('request_log').where({ route: '/v1/history' }).select('request_id')).map((row) => row.request_id), [secondId]);
 });
