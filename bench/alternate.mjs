@@ -59,9 +59,15 @@ async function measure(name, stack, burstSeconds) {
   const { lib, pid, target } = stack;
   if (latency) {
     // Both kinds as `cpuMsPerRequest` (the figure compared): p50 ms of the answer, of the first streamed byte.
-    const plain = await lib.sequential(target, { count, warmup: 20, stream: false });
-    const stream = await lib.sequential(target, { count, warmup: 20, stream: true });
-    return { plain: { cpuMsPerRequest: plain.p50, p99: plain.p99 }, stream: { cpuMsPerRequest: stream.ttfb50, p99: stream.ttfb99 } };
+    // Beside them the gateway's CPU per request at one connection (ticks of 10 ms: coarse per burst).
+    const cpuOf = async (stream) => {
+      const before = lib.cpuSeconds(pid);
+      const result = await lib.sequential(target, { count, warmup: 20, stream });
+      return { ...result, cpuMs: ((lib.cpuSeconds(pid) - before) * 1000) / (count + 20) };
+    };
+    const plain = await cpuOf(false);
+    const stream = await cpuOf(true);
+    return { plain: { cpuMsPerRequest: plain.p50, p99: plain.p99, cpuMs: plain.cpuMs }, stream: { cpuMsPerRequest: stream.ttfb50, p99: stream.ttfb99, cpuMs: stream.cpuMs } };
   }
   const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
   const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: true, pid }));
@@ -71,7 +77,7 @@ async function measure(name, stack, burstSeconds) {
 
 const describe = ({ plain, stream }) =>
   latency
-    ? `p50 ms ${plain.cpuMsPerRequest.toFixed(3)} answer, ${stream.cpuMsPerRequest.toFixed(3)} first streamed byte (p99 ${plain.p99.toFixed(3)} / ${stream.p99.toFixed(3)})`
+    ? `p50 ms ${plain.cpuMsPerRequest.toFixed(3)} answer, ${stream.cpuMsPerRequest.toFixed(3)} first streamed byte (p99 ${plain.p99.toFixed(3)} / ${stream.p99.toFixed(3)}; CPU ms per request ${plain.cpuMs.toFixed(3)} / ${stream.cpuMs.toFixed(3)})`
     : `CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`;
 const ratios = { plain: [], stream: [] };
 
