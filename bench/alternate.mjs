@@ -58,8 +58,8 @@ async function startStack(name) {
 async function measure(name, stack, burstSeconds) {
   const { lib, pid, target } = stack;
   if (latency) {
-    // Both kinds as `cpuMsPerRequest` (the figure compared): p50 ms of the answer, of the first streamed byte.
-    // Beside them the gateway's CPU per request at one connection (ticks of 10 ms: coarse per burst).
+    // The figure compared (figureOf): p50 ms of the answer, of the first streamed byte. Beside
+    // them the gateway's CPU per request at one connection (ticks of 10 ms: coarse per burst).
     const cpuOf = async (stream) => {
       const before = lib.cpuSeconds(pid);
       const result = await lib.sequential(target, { count, warmup: 20, stream });
@@ -67,7 +67,7 @@ async function measure(name, stack, burstSeconds) {
     };
     const plain = await cpuOf(false);
     const stream = await cpuOf(true);
-    return { plain: { cpuMsPerRequest: plain.p50, p99: plain.p99, cpuMs: plain.cpuMs }, stream: { cpuMsPerRequest: stream.ttfb50, p99: stream.ttfb99, cpuMs: stream.cpuMs } };
+    return { plain: { p50: plain.p50, p99: plain.p99, cpuMs: plain.cpuMs }, stream: { p50: stream.ttfb50, p99: stream.ttfb99, cpuMs: stream.cpuMs } };
   }
   const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
   const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: true, pid }));
@@ -75,9 +75,11 @@ async function measure(name, stack, burstSeconds) {
   return { plain, stream };
 }
 
+/** What is compared of one kind's measurement: CPU ms per request, or with --latency the p50 in ms. */
+const figureOf = (measured) => (latency ? measured.p50 : measured.cpuMsPerRequest);
 const describe = ({ plain, stream }) =>
   latency
-    ? `p50 ms ${plain.cpuMsPerRequest.toFixed(3)} answer, ${stream.cpuMsPerRequest.toFixed(3)} first streamed byte (p99 ${plain.p99.toFixed(3)} / ${stream.p99.toFixed(3)}; CPU ms per request ${plain.cpuMs.toFixed(3)} / ${stream.cpuMs.toFixed(3)})`
+    ? `p50 ms ${plain.p50.toFixed(3)} answer, ${stream.p50.toFixed(3)} first streamed byte (p99 ${plain.p99.toFixed(3)} / ${stream.p99.toFixed(3)}; CPU ms per request ${plain.cpuMs.toFixed(3)} / ${stream.cpuMs.toFixed(3)})`
     : `CPU ms per request ${plain.cpuMsPerRequest.toFixed(3)} non-stream, ${stream.cpuMsPerRequest.toFixed(3)} stream (${Math.round(plain.rps)} req/s, ${Math.round(stream.rps)} streams/s; ${plain.kbWritten.toFixed(1)} / ${stream.kbWritten.toFixed(1)} KB and ${plain.writeCalls.toFixed(1)} / ${stream.writeCalls.toFixed(1)} write calls per request)`;
 const ratios = { plain: [], stream: [] };
 
@@ -94,9 +96,9 @@ for (let round = 0; round < rounds; round++) {
       const pair = {};
       for (const name of burst % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
         pair[name] = await measure(name, stacks[name], seconds);
-        results[name].push({ plain: pair[name].plain.cpuMsPerRequest, stream: pair[name].stream.cpuMsPerRequest });
+        results[name].push({ plain: figureOf(pair[name].plain), stream: figureOf(pair[name].stream) });
       }
-      for (const kind of ['plain', 'stream']) ratios[kind].push(pair.head[kind].cpuMsPerRequest / pair.base[kind].cpuMsPerRequest);
+      for (const kind of ['plain', 'stream']) ratios[kind].push(figureOf(pair.head[kind]) / figureOf(pair.base[kind]));
       console.log(`round ${round + 1} pair ${burst + 1}: base ${describe(pair.base)}\n                 head ${describe(pair.head)}`);
     }
     for (const name of ['base', 'head']) {
@@ -109,7 +111,7 @@ for (let round = 0; round < rounds; round++) {
     const stack = await startStack(name);
     await stack.lib.saturate(stack.target, { connections: 50, seconds: 3, stream: false, pid: stack.pid });
     const result = await measure(name, stack, seconds);
-    results[name].push({ plain: result.plain.cpuMsPerRequest, stream: result.stream.cpuMsPerRequest });
+    results[name].push({ plain: figureOf(result.plain), stream: figureOf(result.stream) });
     console.log(`round ${round + 1} ${name}: ${describe(result)}`);
     await stack.lib.stop(stack.gateway);
     await stack.lib.stop(stack.simulator);
