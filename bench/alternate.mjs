@@ -15,21 +15,29 @@
 // (head ÷ base) tells a few per cent apart where whole rounds drift by 20%. But one pair of
 // processes keeps its own speed for its whole life (a round once put a build 14% behind a copy
 // of itself in all 12 of its pairs): give many rounds of few bursts, e.g. --bursts 3 --rounds 6.
-// With --latency, a burst is --count sequential requests on one connection instead (non-stream,
-// then streamed), and the figures are the p50 of the whole answer and of the first streamed
-// byte, in ms: what one client waits, where the CPU figure is what the machine pays.
+// With --latency, a pair is --count sequential requests to each build on one connection each,
+// taken in interleaved blocks of 20 (non-stream, then streamed), and the figures are the p50 of
+// the whole answer and of the first streamed byte, in ms: what one client waits, where the CPU
+// figure is what the machine pays. Which build starts first, and which goes first in a pair,
+// alternate.
+// With --simulator DIR both stacks use that build's simulator (the upstream is then the same).
 // Each checkout must be built (npm run build).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { option } from './lib.mjs';
+import { Agent } from 'undici';
+import { cpuSeconds, option, percentile, timedRequest } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resolve(option(args, 'head', '.')) };
 const rounds = Number(option(args, 'rounds', '3'));
-const bursts = Number(option(args, 'bursts', '0'));
-const seconds = Number(option(args, 'seconds', bursts > 0 ? '3' : '8'));
 const latency = args.includes('--latency');
+// Latency is only measured in pairs (interleaved, see interleaved()): --latency means --bursts 3 unless given.
+const bursts = Number(option(args, 'bursts', latency ? '3' : '0'));
+const seconds = Number(option(args, 'seconds', bursts > 0 ? '3' : '8'));
 const count = Number(option(args, 'count', '400'));
+// The upstream both gateways call: each build's own simulator by default; with --simulator DIR,
+// that build's for both, so a change in the simulator is not read as one in the gateway.
+const simulatorBuild = option(args, 'simulator', undefined) && path.resolve(option(args, 'simulator', undefined));
 const results = { base: [], head: [] };
 /** wchar and syscw of a process (bytes handed to write calls, write calls). */
 const writes = (pid) => Object.fromEntries(readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n').map((line) => line.split(': ')).filter(([name]) => name === 'wchar' || name === 'syscw').map(([name, value]) => [name, Number(value)]));
@@ -44,7 +52,8 @@ async function measured(pid, run) {
 /** A simulator and a gateway of one build, on a fresh SQLite database. */
 async function startStack(name) {
   const lib = await import(path.join(builds[name], 'bench', 'lib.mjs'));
-  const simulator = await lib.startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
+  const simulatorLib = simulatorBuild ? await import(path.join(simulatorBuild, 'bench', 'lib.mjs')) : lib;
+  const simulator = await simulatorLib.startGateway(['simulate', '--host', '127.0.0.1', '--port', '0'], {}, 1);
   const { dir, configPath } = lib.writeBenchConfig(simulator.url);
   const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir };
   const key = lib.prepareAccount(env);
@@ -57,22 +66,46 @@ async function startStack(name) {
 /** One measurement of a running stack: CPU per request at 50 connections, non-stream then stream. */
 async function measure(name, stack, burstSeconds) {
   const { lib, pid, target } = stack;
-  if (latency) {
-    // The figure compared (figureOf): p50 ms of the answer, of the first streamed byte. Beside
-    // them the gateway's CPU per request at one connection (ticks of 10 ms: coarse per burst).
-    const cpuOf = async (stream) => {
-      const before = lib.cpuSeconds(pid);
-      const result = await lib.sequential(target, { count, warmup: 20, stream });
-      return { ...result, cpuMs: ((lib.cpuSeconds(pid) - before) * 1000) / (count + 20) };
-    };
-    const plain = await cpuOf(false);
-    const stream = await cpuOf(true);
-    return { plain: { p50: plain.p50, p99: plain.p99, cpuMs: plain.cpuMs }, stream: { p50: stream.ttfb50, p99: stream.ttfb99, cpuMs: stream.cpuMs } };
-  }
   const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
   const stream = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: true, pid }));
   if (plain.non2xx + stream.non2xx > 0) throw new Error(`${name}: ${plain.non2xx + stream.non2xx} requests failed`);
   return { plain, stream };
+}
+
+/** Requests of one latency block: few enough that both builds see the same minute of the machine. */
+const blockSize = 20;
+
+/**
+ * One latency pair (--latency): `count` sequential requests to each build on its own kept-alive
+ * connection, interleaved in blocks of 20 (base, head; then head, base; …), non-stream then
+ * streamed. On this VM the speed of the whole machine moves by half within seconds; requests
+ * taken turn about in blocks see the same machine, so the p50 of each build's samples compares
+ * the builds and not the minutes. The client is this checkout's (one request code for both).
+ * Beside the p50s, the gateway's CPU per request at one connection (ticks of 10 ms summed over
+ * the blocks: coarse).
+ */
+async function interleaved(stacks, order) {
+  const pair = { base: {}, head: {} };
+  for (const stream of [false, true]) {
+    const kind = stream ? 'stream' : 'plain';
+    const clients = Object.fromEntries(order.map((name) => [name, new Agent({ connections: 1, keepAliveTimeout: 60_000 })]));
+    const samples = { base: [], head: [] };
+    const cpu = { base: 0, head: 0 };
+    for (const name of order) for (let i = 0; i < blockSize; i++) await timedRequest(stacks[name].target, clients[name], stream);
+    for (let block = 0; block < Math.ceil(count / blockSize); block++) {
+      for (const name of block % 2 === 0 ? order : order.slice().reverse()) {
+        const before = cpuSeconds(stacks[name].pid);
+        for (let i = 0; i < blockSize; i++) samples[name].push(await timedRequest(stacks[name].target, clients[name], stream));
+        cpu[name] += cpuSeconds(stacks[name].pid) - before;
+      }
+    }
+    for (const name of order) {
+      await clients[name].close();
+      const values = samples[name].map((sample) => (stream ? sample.ttfb : sample.total));
+      pair[name][kind] = { p50: percentile(values, 50), p99: percentile(values, 99), cpuMs: (cpu[name] * 1000) / values.length };
+    }
+  }
+  return pair;
 }
 
 /** What is compared of one kind's measurement: CPU ms per request, or with --latency the p50 in ms. */
@@ -87,17 +120,22 @@ for (let round = 0; round < rounds; round++) {
   if (bursts > 0) {
     // Both builds run side by side for the round (each idle while the other is measured) and
     // take turns in short bursts: a slow minute of the machine falls on both of a pair.
-    const stacks = { base: await startStack('base'), head: await startStack('head') };
-    for (const name of ['base', 'head']) {
+    // Which build starts first alternates by round: identical builds measured against each
+    // other read slower in the slot started second more often than not (a process's place in
+    // memory and on the cores stays with it), so neither build may always hold one slot.
+    const order = round % 2 === 0 ? ['base', 'head'] : ['head', 'base'];
+    const stacks = {};
+    for (const name of order) stacks[name] = await startStack(name);
+    for (const name of order) {
       await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 3, stream: false, pid: stacks[name].pid });
       await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 2, stream: true, pid: stacks[name].pid });
     }
     for (let burst = 0; burst < bursts; burst++) {
-      const pair = {};
-      for (const name of burst % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
-        pair[name] = await measure(name, stacks[name], seconds);
-        results[name].push({ plain: figureOf(pair[name].plain), stream: figureOf(pair[name].stream) });
-      }
+      let pair = {};
+      const turn = burst % 2 === 0 ? order : order.slice().reverse();
+      if (latency) pair = await interleaved(stacks, turn);
+      else for (const name of turn) pair[name] = await measure(name, stacks[name], seconds);
+      for (const name of turn) results[name].push({ plain: figureOf(pair[name].plain), stream: figureOf(pair[name].stream) });
       for (const kind of ['plain', 'stream']) ratios[kind].push(figureOf(pair.head[kind]) / figureOf(pair.base[kind]));
       console.log(`round ${round + 1} pair ${burst + 1}: base ${describe(pair.base)}\n                 head ${describe(pair.head)}`);
     }

@@ -121,30 +121,32 @@ export function chatBody(model, stream) {
   });
 }
 
-const percentile = (values, p) => {
+export const percentile = (values, p) => {
   const sorted = values.slice().sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
+/** One chat request to `target` over `dispatcher`, read to its end: ms to the whole answer and to its first byte. */
+export async function timedRequest(target, dispatcher, stream) {
+  const started = performance.now();
+  const response = await request(`${target.base}/v1/chat/completions`, {
+    method: 'POST',
+    dispatcher,
+    headers: chatHeaders(target),
+    body: chatBody(target.model, stream),
+  });
+  let firstByte;
+  for await (const chunk of response.body) firstByte ??= performance.now();
+  if (response.statusCode !== 200) throw new Error(`${target.name}: status ${response.statusCode}`);
+  return { total: performance.now() - started, ttfb: firstByte - started };
+}
+
 /** `count` sequential requests on one kept-alive connection after `warmup`: p50/p99 of the total and of the first byte. */
 export async function sequential(target, { count, warmup, stream }) {
   const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
-  const once = async () => {
-    const started = performance.now();
-    const response = await request(`${target.base}/v1/chat/completions`, {
-      method: 'POST',
-      dispatcher,
-      headers: chatHeaders(target),
-      body: chatBody(target.model, stream),
-    });
-    let firstByte;
-    for await (const chunk of response.body) firstByte ??= performance.now();
-    if (response.statusCode !== 200) throw new Error(`${target.name}: status ${response.statusCode}`);
-    return { total: performance.now() - started, ttfb: firstByte - started };
-  };
-  for (let i = 0; i < warmup; i++) await once();
+  for (let i = 0; i < warmup; i++) await timedRequest(target, dispatcher, stream);
   const samples = [];
-  for (let i = 0; i < count; i++) samples.push(await once());
+  for (let i = 0; i < count; i++) samples.push(await timedRequest(target, dispatcher, stream));
   await dispatcher.close();
   const totals = samples.map((sample) => sample.total);
   const ttfbs = samples.map((sample) => sample.ttfb);
