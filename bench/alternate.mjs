@@ -9,10 +9,10 @@
 // at load 30 could not).
 //
 //   node bench/alternate.mjs --base /path/to/old/checkout --head /path/to/new/checkout [--rounds 3] [--seconds 8]
-// With --bursts N, each round starts both builds once and they take turns N times in short
-// bursts (--seconds, 3 by default), order swapped every pair, while the other sits idle: a slow
-// minute of the machine then falls on both of a pair, and the median of the pairs' ratios
-// (head ÷ base) tells a few per cent apart where whole rounds drift by 20%. But one pair of
+// With --bursts N, each round starts both builds once and makes N pairs of them: in a pair each
+// build runs --seconds one-second runs (3 by default), the two taking turns run by run, while the
+// other sits idle: a slow second of the machine then falls on both, and the median of the
+// pairs' ratios (head ÷ base) tells a few per cent apart where whole rounds drift by 20%. But one pair of
 // processes keeps its own speed for its whole life (a round once put a build 14% behind a copy
 // of itself in all 12 of its pairs): give many rounds of few bursts, e.g. --bursts 3 --rounds 6.
 // With --latency, a pair is --count sequential requests to each build on one connection each,
@@ -25,7 +25,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { cpuSeconds, option, percentile, timedRequest } from './lib.mjs';
+import { cpuSeconds, option, percentile, saturate, timedRequest } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resolve(option(args, 'head', '.')) };
@@ -108,6 +108,46 @@ async function interleaved(stacks, order) {
   return pair;
 }
 
+/**
+ * One CPU pair (--bursts without --latency): each build at 50 connections for --seconds
+ * one-second runs, taken turn about (base, head; then head, base; …), non-stream then streamed;
+ * CPU time, requests and writes summed per build. As with latency, runs a second apart see the
+ * same machine, where whole bursts of a few seconds did not (an A/A pair of 3 s bursts spread
+ * ±5%). The client is this checkout's.
+ */
+async function interleavedCpu(stacks, order) {
+  const pair = { base: {}, head: {} };
+  for (const stream of [false, true]) {
+    const sums = Object.fromEntries(order.map((name) => [name, { cpuSeconds: 0, requests: 0, failed: 0, wchar: 0, syscw: 0 }]));
+    for (let run = 0; run < seconds; run++) {
+      for (const name of run % 2 === 0 ? order : order.slice().reverse()) {
+        const { pid, target } = stacks[name];
+        const cpuBefore = cpuSeconds(pid);
+        const writesBefore = writes(pid);
+        const result = await saturate(target, { connections: 50, seconds: 1, stream, pid });
+        const writesAfter = writes(pid);
+        const sum = sums[name];
+        sum.cpuSeconds += cpuSeconds(pid) - cpuBefore;
+        sum.requests += result.requests;
+        sum.failed += result.non2xx;
+        sum.wchar += writesAfter.wchar - writesBefore.wchar;
+        sum.syscw += writesAfter.syscw - writesBefore.syscw;
+      }
+    }
+    for (const name of order) {
+      const sum = sums[name];
+      if (sum.failed > 0) throw new Error(`${name}: ${sum.failed} requests failed`);
+      pair[name][stream ? 'stream' : 'plain'] = {
+        cpuMsPerRequest: (sum.cpuSeconds * 1000) / sum.requests,
+        rps: sum.requests / seconds,
+        kbWritten: sum.wchar / 1024 / sum.requests,
+        writeCalls: sum.syscw / sum.requests,
+      };
+    }
+  }
+  return pair;
+}
+
 /** What is compared of one kind's measurement: CPU ms per request, or with --latency the p50 in ms. */
 const figureOf = (measured) => (latency ? measured.p50 : measured.cpuMsPerRequest);
 const describe = ({ plain, stream }) =>
@@ -131,10 +171,9 @@ for (let round = 0; round < rounds; round++) {
       await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 2, stream: true, pid: stacks[name].pid });
     }
     for (let burst = 0; burst < bursts; burst++) {
-      let pair = {};
+      let pair;
       const turn = burst % 2 === 0 ? order : order.slice().reverse();
-      if (latency) pair = await interleaved(stacks, turn);
-      else for (const name of turn) pair[name] = await measure(name, stacks[name], seconds);
+      pair = latency ? await interleaved(stacks, turn) : await interleavedCpu(stacks, turn);
       for (const name of turn) results[name].push({ plain: figureOf(pair[name].plain), stream: figureOf(pair[name].stream) });
       for (const kind of ['plain', 'stream']) ratios[kind].push(figureOf(pair.head[kind]) / figureOf(pair.base[kind]));
       console.log(`round ${round + 1} pair ${burst + 1}: base ${describe(pair.base)}\n                 head ${describe(pair.head)}`);
