@@ -31,8 +31,9 @@ const args = process.argv.slice(2);
 const builds = { base: path.resolve(option(args, 'base', '.')), head: path.resolve(option(args, 'head', '.')) };
 const rounds = Number(option(args, 'rounds', '3'));
 const latency = args.includes('--latency');
-// Latency is only measured in pairs (interleaved, see interleaved()): --latency means --bursts 3 unless given.
+// Latency is only measured in pairs (interleavedLatency): --latency means --bursts 3 unless given.
 const bursts = Number(option(args, 'bursts', latency ? '3' : '0'));
+if (latency && bursts < 1) throw new Error('--latency is measured in pairs: give --bursts 1 or more');
 const seconds = Number(option(args, 'seconds', bursts > 0 ? '3' : '8'));
 const count = Number(option(args, 'count', '400'));
 // The upstream both gateways call: each build's own simulator by default; with --simulator DIR,
@@ -63,7 +64,7 @@ async function startStack(name) {
   return { lib, simulator, gateway, pid, target };
 }
 
-/** One measurement of a running stack: CPU per request at 50 connections, non-stream then stream. */
+/** One whole-round measurement (no --bursts) of a running stack: CPU per request at 50 connections, non-stream then stream. */
 async function measure(name, stack, burstSeconds) {
   const { lib, pid, target } = stack;
   const plain = await measured(pid, () => lib.saturate(target, { connections: 50, seconds: burstSeconds, stream: false, pid }));
@@ -84,7 +85,7 @@ const blockSize = 20;
  * Beside the p50s, the gateway's CPU per request at one connection (ticks of 10 ms summed over
  * the blocks: coarse).
  */
-async function interleaved(stacks, order) {
+async function interleavedLatency(stacks, order) {
   const pair = { base: {}, head: {} };
   for (const stream of [false, true]) {
     const kind = stream ? 'stream' : 'plain';
@@ -159,7 +160,7 @@ const ratios = { plain: [], stream: [] };
 for (let round = 0; round < rounds; round++) {
   if (bursts > 0) {
     // Both builds run side by side for the round (each idle while the other is measured) and
-    // take turns in short bursts: a slow minute of the machine falls on both of a pair.
+    // take turns within each pair (interleavedLatency, interleavedCpu).
     // Which build starts first alternates by round: identical builds measured against each
     // other read slower in the slot started second more often than not (a process's place in
     // memory and on the cores stays with it), so neither build may always hold one slot.
@@ -171,9 +172,8 @@ for (let round = 0; round < rounds; round++) {
       await stacks[name].lib.saturate(stacks[name].target, { connections: 50, seconds: 2, stream: true, pid: stacks[name].pid });
     }
     for (let burst = 0; burst < bursts; burst++) {
-      let pair;
       const turn = burst % 2 === 0 ? order : order.slice().reverse();
-      pair = latency ? await interleaved(stacks, turn) : await interleavedCpu(stacks, turn);
+      const pair = latency ? await interleavedLatency(stacks, turn) : await interleavedCpu(stacks, turn);
       for (const name of turn) results[name].push({ plain: figureOf(pair[name].plain), stream: figureOf(pair[name].stream) });
       for (const kind of ['plain', 'stream']) ratios[kind].push(figureOf(pair.head[kind]) / figureOf(pair.base[kind]));
       console.log(`round ${round + 1} pair ${burst + 1}: base ${describe(pair.base)}\n                 head ${describe(pair.head)}`);
