@@ -8,6 +8,8 @@ import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type
 import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
 import { PendingSettles } from './billing/pending-settles.js';
+import { UsageOutbox } from './billing/usage-outbox.js';
+import { UsageRecords } from './billing/usage-records.js';
 import { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/load.js';
 import { SqliteCheckpointer } from './db/checkpointer.js';
@@ -62,7 +64,7 @@ export interface ServerServices extends Services {
   /** Upstream failures logged (secrets redacted) and counted, upstream latency observed (observability/upstream.ts). */
   readonly upstreamObserver: UpstreamObserver;
   readonly requestLog: BatchedInserter<RequestLogEntry>;
-  readonly usageRecords: BatchedInserter<UsageRecord>;
+  readonly usageRecords: UsageRecords;
   /** Upstreams by provider name (enabled providers with a chat adapter). */
   readonly upstreams: Map<string, Upstream>;
   /** Gateway-side prompt-cache accounting for models with capabilities.prompt_cache. */
@@ -180,8 +182,12 @@ export async function openServerServices(
   const generations = new Generations(base.db, base.now);
   const jobs = openJobStore(base, generations);
   // Batched usage records are those of uncharged requests (a charged one is written by its
-  // settle): one per request, so request_id makes a retried batch idempotent as for the log.
-  const usageRecords = new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, { ...recordOptions('usage_records'), uniqueBy: 'request_id' });
+  // settle, on SQLite into the outbox): one per request, so request_id makes a retried batch
+  // idempotent as for the log.
+  const usageRecords = new UsageRecords(
+    new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, { ...recordOptions('usage_records'), uniqueBy: 'request_id' }),
+    new UsageOutbox(base.db, base.logger),
+  );
   const settles = new PendingSettles(base.ledger, base.logger, {
     cap: pendingSettlesCap,
     onSize: (size) => metrics.pendingSettles.set(size),

@@ -21,6 +21,7 @@ import { generationPriceUnits } from './job-pricing.js';
 import { imagesPriceUnits, inputTokensPriceUnits, speechPriceUnits } from './media-pricing.js';
 import { unitsFromSql } from './money.js';
 import { priceInUnits } from './pricing.js';
+import { drainUsageOutbox } from './usage-outbox.js';
 
 /** What the gateway recorded for one provider's upstream model over the period. */
 export interface RecordedUsage {
@@ -120,6 +121,7 @@ const groupKey = (provider: string, upstreamModel: string) => `${provider}\u0000
 
 /** The period's usage records by provider and upstream model, priced again at the catalog's prices; `since` inclusive, `until` exclusive (ms). */
 export async function recordedUsage(db: Knex, catalog: Catalog, period: { since: number; until: number }, pageSize = defaultPageSize): Promise<RecordedUsage[]> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const groups = new Map<string, RecordedUsage>();
   const pricing = new Map(catalog.models.map((model) => [model.id, model] as const));
   // Pages in (created_at, id) order, so both databases walk the created_at index (ordered by id,
@@ -199,6 +201,7 @@ export async function recordedUsage(db: Knex, catalog: Catalog, period: { since:
 
 /** Charges of the period (by the ledger's time) that have no usage record, by model and, for jobs, the route they went to. */
 export async function unrecordedCharges(db: Knex, period: { since: number; until: number }): Promise<UnrecordedCharges[]> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const rows = await rowsOf<{ model: string | null; provider: string | null; upstream_model: string | null; requests: string | number; charged: string | number }>(
     db,
     await db.raw(

@@ -11,6 +11,7 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
 import { formatRub } from './money.js';
+import { drainUsageOutbox } from './usage-outbox.js';
 
 export const usageGroupings = ['model', 'key', 'account', 'day'] as const;
 export type UsageGrouping = (typeof usageGroupings)[number];
@@ -53,6 +54,7 @@ export async function usageReport(
   db: Knex,
   options: { since: number; until: number; by: UsageGrouping; accountId?: string },
 ): Promise<UsageRow[]> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const { since, until, by, accountId } = options;
   // What a charge is grouped by. A charge's key: its usage record's (chat), its job's, or the request log's (media).
   const chargeGroup = { model: 'l.model', key: 'COALESCE(u.key_id, j.key_id, l.log_key_id)', account: 'l.account_id', day: `l.created_at / ${dayMs}` }[by];

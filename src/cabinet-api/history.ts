@@ -12,6 +12,7 @@ import { creditKinds, type TransactionKind } from '../billing/ledger.js';
 import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type TransactionRow } from '../billing/history.js';
 import { formatRub, unitsFromSql } from '../billing/money.js';
 import { csvLine } from '../billing/usage-report.js';
+import { drainUsageOutbox } from '../billing/usage-outbox.js';
 import type { CabinetHistoryItem, CabinetHistoryPage } from './answers.js';
 
 export const transactionKinds: readonly TransactionKind[] = ['charge', ...creditKinds];
@@ -61,6 +62,7 @@ const keyedItem = (row: KeyedRow): CabinetHistoryItem => ({ ...historyItem(row),
 
 /** One page: the /v1/history shape, its items with key_id and key_name. InvalidCursorError for a cursor it did not hand out. */
 export async function readCabinetHistory(db: Knex, accountId: string, filter: HistoryFilter, page: { limit: number; cursor?: string }): Promise<CabinetHistoryPage> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const belowId = page.cursor === undefined ? undefined : decodeHistoryCursor(page.cursor);
   const rows = await readRows(db, accountId, filter, page.limit + 1, belowId);
   const items = rows.slice(0, page.limit);
@@ -81,6 +83,7 @@ const exportPageRows = 500;
  * first page and never show up, so the file is one consistent cut of the ledger).
  */
 export async function historyCsv(db: Knex, accountId: string, filter: HistoryFilter): Promise<AsyncGenerator<string>> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const first = await readRows(db, accountId, filter, exportPageRows, undefined);
   async function* lines(): AsyncGenerator<string> {
     yield csvLine(historyCsvColumns);

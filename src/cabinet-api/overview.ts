@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
 import type { Ledger } from '../billing/ledger.js';
 import { formatRub, unitsFromSql } from '../billing/money.js';
+import { drainUsageOutbox } from '../billing/usage-outbox.js';
 import type { Overview } from './answers.js';
 
 export const dayMs = 86_400_000;
@@ -21,6 +22,7 @@ const rowsOf = <T>(db: Knex, result: unknown): T[] => (isPostgres(db) ? (result 
 const spendRows = `kind IN ('charge', 'refund') AND account_id = :accountId AND created_at >= :since AND created_at < :until`;
 
 export async function readOverview(db: Knex, ledger: Ledger, accountId: string, now: number): Promise<Overview> {
+  await drainUsageOutbox(db); // every charge's usage record, those SQLite settles left in the outbox too
   const todayStart = Math.floor(now / dayMs) * dayMs;
   const since = todayStart - 29 * dayMs;
   const until = todayStart + dayMs;

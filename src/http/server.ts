@@ -35,6 +35,7 @@ export async function startServer(
   // Registered before the first request can place a hold carrying this instance's id.
   await services.holdOwner.register();
   services.holdOwner.start();
+  services.usageRecords.start();
   const app = createApp(services, options.routes);
   const handle = app.callback();
   const limits = services.config.server;

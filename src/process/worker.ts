@@ -19,6 +19,7 @@ export async function startWorker(services: ServerServices): Promise<RunningWork
   const runner = createJobRunner(services);
   runner.start();
   services.holdOwner.start();
+  services.usageRecords.start();
   const sweeper = setInterval(() => {
     services.ledger.releaseExpired().catch((error: unknown) => services.logger.error({ err: error }, 'hold sweeper failed'));
     sweepCabinet(services);

@@ -298,6 +298,7 @@ testOnBackends('a usage record is dated by the process clock (services.now), as 
   const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
   const completion = await openai.chat.completions.create({ model: 'sim/chat', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] });
   const requestId = completion._request_id!;
+  await gateway.services.usageRecords.flush(); // SQLite: the charged record by way of the outbox
   const record = await database.db('usage_records').where({ request_id: requestId }).first();
   const charge = await database.db('ledger_transactions').where({ request_id: requestId, kind: 'charge' }).first();
   t.is(Number(record.created_at), clock.now());

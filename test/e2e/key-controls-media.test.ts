@@ -59,7 +59,9 @@ testOnBackends('a queued job whose key is then limited to other models still run
   }, { what: 'the job ended', intervalMs: 50 });
   t.is(job.status, 'completed');
   t.deepEqual(await charges(database, accountId), [360_000n]);
-  // Its usage record came with its charge: the seconds of video it was charged for.
+  // Its usage record came with its charge: the seconds of video it was charged for (on SQLite by
+  // way of the outbox, which a flush moves).
+  await gateway.services.usageRecords.flush();
   const record = await database.db('usage_records').where({ request_id: job.request_id }).first();
   t.like(record, { endpoint: 'videos', model: 'sim/video', provider: 'sim', upstream_model: 'video', status: 'completed', video_seconds: 4, audio_seconds: 0, images: 0 });
   t.is(Number(record.cost_units), 360_000);
