@@ -44,7 +44,8 @@ export const placeHold: HotStatement = {
  * The usage record of a charged request, written by the settle itself: a charge and its usage
  * record land in one commit, so a process killed right after the settle cannot leave a charge
  * without its record (a batched insert would lose it for up to a flush interval). Its
- * cost_units is the charge the statement computed.
+ * cost_units is the charge the statement computed. On SQLite a settle run alone writes it to
+ * usage_outbox (one B-tree instead of usage_records' four), moved on by usage-outbox.ts.
  */
 export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
 
@@ -104,8 +105,9 @@ export const settleHold: HotStatement = {
          RETURNING id
        )
        SELECT amount_units, charged_units FROM moved`,
-  // The settle trigger (migrations 20261125160000, 20261126110000) writes the usage record from usage_json with
-  // the charge it computed, then clears the column.
+  // The settle trigger (migrations 20261125160000, 20261126110000, 20261127190000) puts the usage record
+  // (usage_json) with the charge it computed in usage_outbox, then clears the column; usage-outbox.ts
+  // moves it to usage_records.
   sqlite: `UPDATE holds SET status = 'settled', charged_units = MIN(amount_units, :actual), closed_at = :closedAt,
               model = COALESCE(:model, model), description = COALESCE(:description, description), request_id = COALESCE(:requestId, request_id),
               usage_json = :uJson
