@@ -16,6 +16,8 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../src/db/dialect.js';
 
+// The columns as they are at this migration, written out (not imported from src/): a migration
+// must keep doing what it did when later code changes the record.
 const usageColumns = [
   'request_id',
   'account_id',

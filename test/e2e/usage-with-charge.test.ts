@@ -19,6 +19,19 @@ const dialects = [
   { path: '/v1/responses', body: (stream: boolean) => ({ model: 'sim/chat', stream, max_output_tokens: 50, input: 'usage with the charge' }) },
 ];
 
+/** One request to a fresh `serve`, killed (SIGKILL) as soon as the whole answer is here: whatever is only in its memory is lost. */
+async function answeredThenKilled(env: Record<string, string>, key: string, dialect: (typeof dialects)[number], stream: boolean) {
+  const gateway = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
+  const response = await fetch(`${gateway.url}${dialect.path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(dialect.body(stream)),
+  });
+  const body = await response.text();
+  await gateway.kill();
+  return { status: response.status, body, requestId: response.headers.get('x-request-id')! };
+}
+
 async function run(t: ExecutionContext, database: TestDatabase): Promise<void> {
   t.timeout(120_000);
   const simulator = await startSimulatorProcess(t);
@@ -26,17 +39,8 @@ async function run(t: ExecutionContext, database: TestDatabase): Promise<void> {
   const client = await createClient(database, 10_000_000n);
   for (const dialect of dialects) {
     for (const stream of [false, true]) {
-      const gateway = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
-      const response = await fetch(`${gateway.url}${dialect.path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${client.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(dialect.body(stream)),
-      });
-      const body = await response.text();
-      // Killed as soon as the whole answer is here: whatever is only in its memory is lost.
-      await gateway.kill();
-      t.is(response.status, 200, body);
-      const requestId = response.headers.get('x-request-id')!;
+      const { status, body, requestId } = await answeredThenKilled(env, client.key, dialect, stream);
+      t.is(status, 200, body);
       const charge = await database.db('ledger_transactions').where({ request_id: requestId, kind: 'charge' }).first();
       t.truthy(charge, `${dialect.path} stream=${stream}: the charge landed before the answer ended`);
       if (!isPostgres(database.db)) {
@@ -65,15 +69,9 @@ testOnBackends('after a kill, `gateway usage` counts the last charge, and the ne
   const env = processEnv(writeSharedConfig(simulator.url), database);
   const client = await createClient(database, 10_000_000n);
   const dialect = dialects[0]!;
-  const killed = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
-  const response = await fetch(`${killed.url}${dialect.path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${client.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(dialect.body(false)),
-  });
-  t.is(response.status, 200, await response.text());
-  await killed.kill();
-  const requestId = response.headers.get('x-request-id')!;
+  const first = await answeredThenKilled(env, client.key, dialect, false);
+  t.is(first.status, 200, first.body);
+  const { requestId } = first;
   const charge = await database.db('ledger_transactions').where({ request_id: requestId, kind: 'charge' }).first();
 
   // The report (another process) reads every record: it moves the outbox first.
@@ -85,15 +83,9 @@ testOnBackends('after a kill, `gateway usage` counts the last charge, and the ne
   t.like(row, { requests: 1, media_requests: 0, input_tokens: Number(recorded.input_tokens), output_tokens: Number(recorded.output_tokens) }, JSON.stringify(report));
 
   // A second charge, killed again; this time only a new serve process is started.
-  const second = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
-  const again = await fetch(`${second.url}${dialect.path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${client.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(dialect.body(true)),
-  });
-  t.is(again.status, 200, await again.text());
-  await second.kill();
-  const againId = again.headers.get('x-request-id')!;
+  const again = await answeredThenKilled(env, client.key, dialect, true);
+  t.is(again.status, 200, again.body);
+  const againId = again.requestId;
   const next = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
   // Moved at the start (before its first request could be answered: registration, then the move).
   const record = await eventually(async () => database.db('usage_records').where({ request_id: againId }).first(), { what: 'the killed process\'s record moved by the next serve', intervalMs: 50 });
