@@ -15,7 +15,18 @@ const closeOf = (path: string) => new Promise<boolean>((resolve) => closes.set(p
 // The upstream's pacing below (timers between writes) is what is under test, not a wait of the test.
 const server = createServer((request, response: ServerResponse) => {
   request.resume();
+  if (request.url === '/refused') {
+    response.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1500' });
+    response.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error' } }));
+    return;
+  }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (request.url === '/all-at-once') {
+    // The head, every event and the end in one write: they can arrive in the read that
+    // brings the head, before the caller has the reader. A byte order mark opens the body.
+    response.end(`\uFEFF${Array.from({ length: 5 }, (_, n) => `data: {"n":${n}}\n\n`).join('')}data: [DONE]\n\n`);
+    return;
+  }
   if (request.url === '/cut') {
     response.write('data: {"n":1}\n\n');
     setTimeout(() => response.socket?.destroy(), 20); // the cut comes after the first event was read
@@ -80,4 +91,50 @@ test('a connection cut mid-stream is an UpstreamError (connection_error), after 
   t.true(error instanceof UpstreamError);
   t.is((error as UpstreamError).upstreamType, 'connection_error');
   t.is(events.length, 1);
+});
+
+test('events that come with the head wait for the reader, and a byte order mark is not part of the first', async (t) => {
+  const read = await openEventStream(upstream(), openaiChatAdapter, at('/all-at-once'), new AbortController().signal);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the whole body has arrived by now
+  const events: SseEvent[] = [];
+  await read((event) => events.push(event));
+  t.deepEqual(
+    events.map((event) => event.data),
+    ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '[DONE]'],
+  );
+});
+
+test("a non-2xx answer is the adapter's UpstreamError, with the upstream's retry-after", async (t) => {
+  const error = await t.throwsAsync(openEventStream(upstream(), openaiChatAdapter, at('/refused'), new AbortController().signal));
+  t.true(error instanceof UpstreamError);
+  t.is((error as UpstreamError).status, 429);
+  t.is((error as UpstreamError).retryAfterMs, 1500);
+  t.regex(error!.message, /slow down/);
+});
+
+test("aborting the signal mid-stream tears the upstream request down and rejects the read", async (t) => {
+  const closed = closeOf('/events?aborted');
+  const abort = new AbortController();
+  const read = await openEventStream(upstream(), openaiChatAdapter, at('/events?aborted'), abort.signal);
+  let seen = 0;
+  const error = await t.throwsAsync(
+    read(() => {
+      if (++seen === 2) abort.abort(new Error('client gone'));
+    }),
+  );
+  t.true(error instanceof UpstreamError);
+  t.is((error as UpstreamError).upstreamType, 'connection_error');
+  t.regex(error!.message, /client gone/);
+  t.true(await closed, 'the upstream saw its request closed before the end');
+  t.is(seen, 2, 'no event after the abort');
+});
+
+test('a signal aborted before the request leaves sends nothing upstream', async (t) => {
+  const abort = new AbortController();
+  abort.abort(new Error('client gone'));
+  let sent = false;
+  server.once('request', () => (sent = true));
+  await t.throwsAsync(openEventStream(upstream(), openaiChatAdapter, at('/events?never'), abort.signal));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.false(sent);
 });
