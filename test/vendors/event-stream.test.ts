@@ -97,11 +97,19 @@ test('events that come with the head wait for the reader, and a byte order mark 
   const read = await openEventStream(upstream(), openaiChatAdapter, at('/all-at-once'), new AbortController().signal);
   await new Promise((resolve) => setTimeout(resolve, 50)); // the whole body has arrived by now
   const events: SseEvent[] = [];
-  await read((event) => events.push(event));
+  const order: string[] = [];
+  await read((event) => {
+    events.push(event);
+    // What a response write does: Node's http sends corked bytes on the next tick. The read
+    // must end after it, or the caller's end-of-stream work (the settle) holds those bytes back.
+    if (event.data === '[DONE]') process.nextTick(() => order.push('written'));
+  });
+  order.push('read ended');
   t.deepEqual(
     events.map((event) => event.data),
     ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '[DONE]'],
   );
+  t.deepEqual(order, ['written', 'read ended']);
 });
 
 test("a non-2xx answer is the adapter's UpstreamError, with the upstream's retry-after", async (t) => {
