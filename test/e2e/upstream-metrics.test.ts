@@ -76,10 +76,16 @@ test('an upstream 500 on chat: a warn line with provider, route, model, status, 
 
 test('a connection failure falls back: the line names connect_error and the route taken next, and the request is served by it', async (t) => {
   const { logger, lines } = capturedLogger('warn');
+  // An upstream that drops every connection as it comes. (A fixed port nothing listened on was
+  // in the ephemeral range: once in a full run another test's server got it and served the
+  // request, and no failure was logged.)
+  const dead = createServer().on('connection', (socket) => socket.destroy());
+  await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => dead.close(() => resolve())));
+  const deadPort = (dead.address() as AddressInfo).port;
   const gateway = await startChatGateway(t, await sqlite(t), {
     logger,
-    // Nothing listens there (this helper's port range): the connection is refused.
-    providers: { dead: { kind: 'openai', base_url: 'http://127.0.0.1:42799/v1' } },
+    providers: { dead: { kind: 'openai', base_url: `http://127.0.0.1:${deadPort}/v1` } },
     models: [chatModel('t/fallback', { routes: [{ provider: 'dead', model: 'chat', weight: 1000 }, { provider: 'compat', model: 'chat', weight: 0 }] })],
   });
   const { key } = await gateway.newClient({ balanceUnits: 1_000_000n });
