@@ -38,8 +38,9 @@ export type EventReader = (onEvent: (event: SseEvent) => void) => Promise<void>;
 
 /**
  * Sends the request and resolves once the upstream answered 2xx, with the reader of its SSE
- * events. Rejects with UpstreamError on a non-2xx answer, a network error or a timeout, and
- * with the signal's reason when it is aborted.
+ * events. Rejects with UpstreamError on a non-2xx answer, a network error or a timeout; an
+ * aborted signal tears the request down, and the failure it causes is a connection error (the
+ * caller, which aborted, reads the signal's reason instead: src/pipeline/chat.ts).
  */
 export function openEventStream(upstream: Upstream, adapter: ChatAdapter, httpRequest: UpstreamHttpRequest, signal: AbortSignal): Promise<EventReader> {
   if (signal.aborted) return Promise.reject(toUpstreamError(signal.reason, upstream.name));
