@@ -44,8 +44,11 @@ COPY config/gateway.example.yaml ./config/
 COPY scripts/build-manifest.mjs ./scripts/
 RUN npm run --silent build:manifest
 USER gateway
-# SQLite (when no database URL is set) and the files of storage.blobs kind local live here.
-VOLUME /var/lib/gateway
+# SQLite (when no database URL is set) and the files of storage.blobs kind local live in
+# /var/lib/gateway: mount a named volume there (docker run -v gateway-data:/var/lib/gateway,
+# docs/deployment.md). No VOLUME instruction: it would give every container an anonymous volume,
+# also the serve and worker containers that keep nothing there (PostgreSQL and S3), left behind
+# unnamed at each recreation.
 EXPOSE 8080
 # Liveness only: /readyz also fails while PostgreSQL or Redis is away, which a restart cannot mend.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
