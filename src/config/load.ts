@@ -8,6 +8,7 @@ import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
+import { isAddressOrBlock } from '../util/ip-list.js';
 
 /** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
 export const installRoot = findInstallRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -44,7 +45,7 @@ export interface Config {
     readonly keepAliveTimeoutMs: number;
     readonly maxConnections: number;
     readonly drainTimeoutMs: number;
-    /** server.trusted_proxies (src/http/client-address.ts). */
+    /** server.trusted_proxies, or GATEWAY_TRUSTED_PROXIES (src/http/client-address.ts). */
     readonly trustedProxies: readonly string[];
   };
   readonly dataDir: string;
@@ -252,6 +253,13 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   if (instanceHostname.length > 255) envProblems.push(`GATEWAY_INSTANCE_HOSTNAME: at most 255 characters, got ${instanceHostname.length}`);
   const logLevel = env.GATEWAY_LOG_LEVEL || file.log.level;
   if (!logLevels.includes(logLevel as (typeof logLevels)[number])) envProblems.push(`GATEWAY_LOG_LEVEL: expected one of ${logLevels.join(', ')}, got "${logLevel}"`);
+  // The compose stack gives its load balancer's fixed address here (deploy/compose.yaml), so that
+  // deploy/gateway.yaml, reused as is on other machines, trusts no proxy there.
+  const trustedFromEnv = env.GATEWAY_TRUSTED_PROXIES ? env.GATEWAY_TRUSTED_PROXIES.split(',').map((entry) => entry.trim()) : undefined;
+  for (const entry of trustedFromEnv ?? []) {
+    if (!isAddressOrBlock(entry)) envProblems.push(`GATEWAY_TRUSTED_PROXIES: expected IPv4/IPv6 addresses or CIDR blocks separated by commas, got "${entry}"`);
+  }
+  const trustedProxies = trustedFromEnv ?? file.server.trusted_proxies;
   if (envProblems.length > 0) throw new ConfigError('the environment', envProblems);
   const storageDir = env.GATEWAY_DATA_DIR || !file.storage.dir ? path.join(dataDir, 'files') : resolve(file.storage.dir);
   const providers: Record<string, ProviderConfig> = {};
@@ -279,7 +287,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       keepAliveTimeoutMs: parseDuration(file.server.keep_alive_timeout),
       maxConnections: file.server.max_connections,
       drainTimeoutMs: parseDuration(file.server.drain_timeout),
-      trustedProxies: file.server.trusted_proxies,
+      trustedProxies,
     },
     dataDir,
     instance: { hostname: instanceHostname },
