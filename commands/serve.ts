@@ -21,10 +21,15 @@ export default class Serve extends GatewayCommand {
         const { config } = services;
         const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
-        services.logger.info({ url: server.url, database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
+        services.logger.info({ url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}), database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));
         const cabinet = installedWebBundle.built ? `, web cabinet at ${server.url}/cabinet/` : '';
-        return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet})`, stop: () => server.stop() };
+        const metrics = server.metricsUrl ? `, metrics at ${server.metricsUrl}/metrics` : '';
+        return {
+          json: { url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}) },
+          text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet}${metrics})`,
+          stop: () => server.stop(),
+        };
       });
     } catch (error) {
       this.fail(error);

@@ -82,9 +82,28 @@ export interface Config {
     readonly adminSessionMaxMs: number;
     readonly loginAttemptsPerMinute: number;
   };
+  readonly metrics: MetricsConfig;
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
 }
+
+/** Who may read GET /metrics (src/http/metrics-access.ts). */
+export interface MetricsConfig {
+  readonly tokenEnv: string | undefined;
+  /** The Bearer token read from tokenEnv; never logged, never printed. */
+  readonly token: string | undefined;
+  /**
+   * Why the token named by token_env cannot be used (unset, or too short to resist guessing):
+   * `serve` refuses to start with it, rather than serve /metrics without the token. Other
+   * commands, which serve nothing, run without it.
+   */
+  readonly tokenProblem: string | undefined;
+  /** metrics.listen: /metrics is served there alone, and no longer on the API port. */
+  readonly listen: { readonly host: string; readonly port: number } | undefined;
+}
+
+/** A metrics token shorter than this is refused (a guessable secret on a scrapeable port). */
+export const minimumMetricsTokenLength = 16;
 
 /** Where file bytes live: storage.blobs with its secrets read from the environment (see schema.ts). */
 export type BlobStoreConfig =
@@ -222,6 +241,8 @@ function crossCheck(file: ConfigFile): { path: (string | number)[]; message: str
       }
     });
   });
+  const metricsPort = file.metrics.listen === undefined ? undefined : Number(file.metrics.listen.slice(file.metrics.listen.lastIndexOf(':') + 1));
+  if (metricsPort !== undefined && metricsPort > 65535) problems.push({ path: ['metrics', 'listen'], message: `expected a port number 0-65535, got ${metricsPort}` });
   // A live process beats every interval; fewer than 3 intervals before it counts as gone would
   // let one slow beat (a busy database, a GC pause) get its holds released.
   if (parseDuration(file.holds.owner_gone_after) < 3 * parseDuration(file.holds.heartbeat_interval)) {
@@ -331,9 +352,26 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       adminSessionMaxMs: parseDuration(file.cabinet.admin_session_max),
       loginAttemptsPerMinute: file.cabinet.login_attempts_per_minute,
     },
+    metrics: metricsConfig(file.metrics, env),
     providers,
     models: file.models,
   };
+}
+
+function metricsConfig(metrics: ConfigFile['metrics'], env: NodeJS.ProcessEnv): MetricsConfig {
+  let listen: MetricsConfig['listen'];
+  if (metrics.listen !== undefined) {
+    const separator = metrics.listen.lastIndexOf(':');
+    listen = { host: metrics.listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1'), port: Number(metrics.listen.slice(separator + 1)) };
+  }
+  const token = metrics.token_env === undefined ? undefined : env[metrics.token_env] || undefined;
+  let tokenProblem: string | undefined;
+  if (metrics.token_env !== undefined && token === undefined) {
+    tokenProblem = `metrics.token_env names ${metrics.token_env}, which is not set in this process's environment: set it to the token Prometheus sends, or remove metrics.token_env`;
+  } else if (token !== undefined && token.length < minimumMetricsTokenLength) {
+    tokenProblem = `the metrics token in ${metrics.token_env} has ${token.length} characters; use at least ${minimumMetricsTokenLength} (e.g. openssl rand -hex 32)`;
+  }
+  return { tokenEnv: metrics.token_env, token, tokenProblem, listen };
 }
 
 /** The cabinet's address when none is configured: the server's own; a wildcard address is reached on loopback. */

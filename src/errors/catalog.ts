@@ -226,6 +226,14 @@ export const errorCatalog = {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: 'a session of the wrong kind: an operator session on an account cabinet route, or an account session on the admin API',
   },
+  metrics_unauthorized: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: '`GET /metrics` without the Bearer token of `metrics.token_env`, or with another one',
+  },
+  metrics_forbidden: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: '`GET /metrics` from anything but a loopback peer, or through a proxy, when neither `metrics.token_env` nor `metrics.listen` is set',
+  },
   login_rate_limited: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
     description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`); integer `Retry-After`',

@@ -14,6 +14,7 @@ import type { ServerServices } from '../services.js';
 import { ClientAddresses } from './client-address.js';
 import { errorShapes } from './error-shape.js';
 import { jsonBody as readJsonBody } from './json-body.js';
+import { metricsAccess } from './metrics-access.js';
 import { adminAuth } from './middleware/admin-auth.js';
 import { authenticate } from './middleware/authenticate.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -31,6 +32,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   app.silent = true; // errors are logged by requestContext, once, with the request id
   // On the context's prototype: every request reads the same instance, nothing is built per request.
   (app.context as unknown as Context).clientAddresses = new ClientAddresses(services.config.server.trustedProxies);
+  (app.context as unknown as Context).metricsAccess = metricsAccess(services.config.metrics);
   const router = new Router<RequestState>();
   const auth = authenticate(services);
   const cachedAuth = authenticate(services, { cached: true });

@@ -16,14 +16,18 @@ import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
+import { ConfigError } from '../config/load.js';
 import { createApp } from './app.js';
-import type { RouteDefinition } from './route-table.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { routeTable, type RouteDefinition } from './route-table.js';
 
 /** After the drain deadline cut the connections: how long their settling may take before the process stops anyway. */
 const settleGraceMs = 10_000;
 
 export interface RunningServer {
   readonly url: string;
+  /** Where /metrics is served when metrics.listen moves it off the API port. */
+  readonly metricsUrl: string | undefined;
   readonly server: http.Server;
   stop(): Promise<void>;
 }
@@ -32,11 +36,18 @@ export async function startServer(
   services: ServerServices,
   options: { host: string; port: number; routes?: readonly RouteDefinition[]; /** Also run a job runner in this process. */ jobRunner?: boolean },
 ): Promise<RunningServer> {
+  // A metrics token named but unusable would leave /metrics without it: refuse to start instead.
+  const metricsSettings = services.config.metrics;
+  if (metricsSettings.tokenProblem !== undefined) throw new ConfigError('the environment', [metricsSettings.tokenProblem]);
+  const routes = options.routes ?? routeTable;
+  // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
+  const metricsListen = metricsSettings.listen;
+  const apiRoutes = metricsListen === undefined ? routes : routes.filter((route) => route.path !== '/metrics');
   // Registered before the first request can place a hold carrying this instance's id.
   await services.holdOwner.register();
   services.holdOwner.start();
   services.usageRecords.start();
-  const app = createApp(services, options.routes);
+  const app = createApp(services, apiRoutes);
   const handle = app.callback();
   const limits = services.config.server;
   const server = http.createServer(
@@ -73,6 +84,16 @@ export async function startServer(
       host: '--host, GATEWAY_HOST or server.host in the config',
     });
   }
+  let metricsServer: MetricsServer | undefined;
+  if (metricsListen !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(services, routes.filter((route) => route.path === '/metrics'), metricsListen);
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.holdOwner.stop({ forget: true }).catch(() => undefined);
+      throw error;
+    }
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -97,11 +118,13 @@ export async function startServer(
   let stopping: Promise<void> | undefined;
   return {
     url,
+    metricsUrl: metricsServer?.url,
     server,
     stop() {
       stopping ??= (async () => {
         for (const chore of chores) clearInterval(chore);
         draining = true;
+        const metricsClosed = metricsServer?.close();
         // Its steps end by storing their state; those still running at the drain deadline are
         // stopped and their jobs handed to another runner (jobs/runner.ts).
         const runnerStopped = runner?.stop({ deadlineMs: config.server.drainTimeoutMs }) ?? Promise.resolve();
@@ -123,6 +146,7 @@ export async function startServer(
         }
         clearTimeout(deadline);
         clearInterval(idleCloser);
+        await metricsClosed;
         // Every request has ended: its hold is closed (the row goes) unless a settle could not land.
         await services.settles.close(stopFlushDeadlineMs);
         await services.holdOwner.stop({ forget: true });

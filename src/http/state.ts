@@ -4,6 +4,7 @@ import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ServerServices } from '../services.js';
+import type { MetricsAccess } from './metrics-access.js';
 import type { ClientAddresses } from './client-address.js';
 
 /** The cabinet session a request came with (routes with auth `session` or `admin`, src/http/middleware/session-auth.ts). */
@@ -37,6 +38,8 @@ export type Context = ParameterizedContext<RequestState> & {
   _matchedRoute?: string;
   /** The client's address and scheme (server.trusted_proxies): one instance on app.context, set by createApp. */
   clientAddresses: ClientAddresses;
+  /** Who may read /metrics (metrics.token_env, metrics.listen): one instance on app.context, set by createApp. */
+  metricsAccess: MetricsAccess;
 };
 
 export type Handler = (ctx: Context, services: ServerServices) => Promise<void> | void;

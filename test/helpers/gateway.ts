@@ -17,6 +17,8 @@ export const exampleConfigPath = path.join(installRoot, 'config', 'gateway.examp
 
 export interface TestGateway {
   readonly url: string;
+  /** Where /metrics is served when metrics.listen moves it off the API port. */
+  readonly metricsUrl: string | undefined;
   /** Stops the server (and its job runner) before the test's end. */
   stop(): Promise<void>;
   readonly services: ServerServices;
@@ -49,10 +51,17 @@ export async function startGateway(
   const raw = (options.raw ?? parse(readFileSync(exampleConfigPath, 'utf8'))) as Record<string, any>;
   const config = loadConfig({ raw: { ...raw, database: { ...raw.database, pool_max: 3 } }, env });
   const services = await openServerServices(config, { logger: options.logger ?? pino({ level: 'silent' }), rateLimiter: options.rateLimiter, now: options.now });
-  const server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes, jobRunner: options.jobRunner });
+  let server;
+  try {
+    server = await startServer(services, { host: '127.0.0.1', port: 0, routes: options.routes, jobRunner: options.jobRunner });
+  } catch (error) {
+    await services.close(); // a server refused to start (its settings): nothing of it stays open
+    throw error;
+  }
   t.teardown(() => server.stop());
   return {
     url: server.url,
+    metricsUrl: server.metricsUrl,
     services,
     stop: () => server.stop(),
     async newClient({ balanceUnits = 0n, scopes, rpm } = {}) {

@@ -1,4 +1,5 @@
-// Liveness, readiness and metrics: outside /v1, no key, not rate limited.
+// Liveness, readiness and metrics: outside /v1, no key, not rate limited (/metrics has an access
+// rule of its own: src/http/metrics-access.ts).
 import type { Handler } from '../state.js';
 
 export const healthz: Handler = (ctx) => {
@@ -40,7 +41,9 @@ export const readyz: Handler = async (ctx, services) => {
   ctx.body = { status: 'ready' };
 };
 
+/** Prometheus text, to whom src/http/metrics-access.ts admits. */
 export const metrics: Handler = async (ctx, services) => {
+  ctx.metricsAccess.admit(ctx.req);
   ctx.type = services.metrics.registry.contentType;
   ctx.body = await services.metrics.registry.metrics();
 };
