@@ -289,14 +289,16 @@ export const configSchema = z.strictObject({
    * loopback peers only. token_env: the Bearer token is required. listen: /metrics moves to a
    * listener of its own at host:port.
    */
-  metrics: z
-    .strictObject({
+  // A section whose keys are all commented out (as in the example) is YAML null: the defaults.
+  metrics: z.preprocess(
+    (section) => section ?? {},
+    z.strictObject({
       /** The environment variable holding the token: `Authorization: Bearer <token>`. */
       token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as METRICS_TOKEN').optional(),
       /** host:port (an IPv6 host in brackets) of a listener serving /metrics alone. */
       listen: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected host:port, such as 127.0.0.1:9464 or [::1]:9464').optional(),
-    })
-    .prefault({}),
+    }),
+  ),
   providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lowercase provider name'), providerSchema).default({}),
   models: z.array(modelSchema).default([]),
 });

@@ -85,6 +85,7 @@ test('the gateway services pass only environment variables that the loader or de
     ...Object.values(deployConfig.providers).flatMap((provider) => (provider.api_key_env ? [provider.api_key_env] : [])),
     config.storage.blobs.access_key_id_env,
     config.storage.blobs.secret_access_key_env,
+    ...(config.metrics?.token_env ? [config.metrics.token_env] : []),
   ]);
   for (const [name, service] of gatewayServices) {
     const variables = Object.keys(service.environment ?? {});
