@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { execa } from 'execa';
+import { parse, stringify } from 'yaml';
+import { installRoot } from '../../src/config/load.js';
 import { countRun } from '../helpers/backends.js';
 import { cliEnv, gatewayBin, runCli } from '../helpers/cli.js';
 
@@ -45,4 +47,41 @@ test('serve refuses to start on a catalog with a missing or absurd price', async
   const result = await runCli(['serve', '--port', '0', '--config', configPath], env);
   t.is(result.exitCode, 78);
   t.regex(result.stderr, /sim\/chat pricing\.per_1m_output_tokens: a text model needs pricing\.per_1m_output_tokens/);
+});
+
+test('serve with metrics.listen: /metrics on its own listener, announced in the --json line; the API port answers 404 there', async (t) => {
+  const env = cliEnv();
+  const configPath = path.join(env.GATEWAY_DATA_DIR!, 'metrics-listen.yaml');
+  const example = parse(readFileSync(path.join(installRoot, 'config', 'gateway.example.yaml'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(configPath, stringify({ ...example, metrics: { listen: '127.0.0.1:0' } }));
+  const child = execa(gatewayBin, ['serve', '--port', '0', '--json', '--config', configPath], { env, reject: false });
+  let stdout = '';
+  const announced = await new Promise<{ url: string; metrics_url: string }>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!));
+    });
+    child.once('exit', () => reject(new Error('serve exited early')));
+  });
+  t.regex(announced.metrics_url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+  t.not(new URL(announced.metrics_url).port, new URL(announced.url).port);
+  const scraped = await fetch(announced.metrics_url);
+  t.is(scraped.status, 200);
+  t.regex(await scraped.text(), /# TYPE gateway_http_requests_total counter/);
+  t.is((await fetch(`${announced.url}/metrics`)).status, 404);
+  child.kill('SIGTERM');
+  t.is((await child).exitCode, 0);
+  countRun('sqlite');
+});
+
+test('serve refuses to start when metrics.token_env names a variable that is not set (it would serve /metrics without its token)', async (t) => {
+  const env = cliEnv();
+  const configPath = path.join(env.GATEWAY_DATA_DIR!, 'metrics-token.yaml');
+  const example = parse(readFileSync(path.join(installRoot, 'config', 'gateway.example.yaml'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(configPath, stringify({ ...example, metrics: { token_env: 'GATEWAY_TEST_UNSET_METRICS_TOKEN' } }));
+  const result = await runCli(['serve', '--port', '0', '--config', configPath], env);
+  t.is(result.exitCode, 78);
+  t.regex(result.stderr, /metrics\.token_env names GATEWAY_TEST_UNSET_METRICS_TOKEN, which is not set in this process's environment/);
+  const other = await runCli(['accounts', 'ls', '--json', '--config', configPath], env);
+  t.is(other.exitCode, 0, 'commands that serve nothing run without it');
 });
