@@ -7,7 +7,8 @@
 // deadline (server.drain_timeout): no new connections, in-flight requests may finish until
 // the deadline, then their connections are cut, which ends each through the pipeline's
 // client-disconnect path (upstream aborted, what was produced charged, the rest of its hold
-// released); then queued writes are flushed.
+// released); then queued writes are flushed. With metrics.listen, /metrics is served on a
+// listener of its own (metrics-server.ts) and left out of the API's routes.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
