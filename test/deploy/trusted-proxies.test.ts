@@ -21,28 +21,35 @@ interface Service {
 const read = (file: string) => readFileSync(path.join(installRoot, file), 'utf8');
 const compose = parse(read('deploy/compose.yaml'), { merge: true }) as {
   services: Record<string, Service>;
-  networks?: Record<string, { ipam?: { config?: { subnet?: string }[] } }>;
+  networks?: Record<string, { ipam?: { config?: { subnet?: string; ip_range?: string }[] } }>;
 };
 const gatewayServices = Object.entries(compose.services).filter(([, service]) => service.image === 'gateway:local');
 const deployConfigPath = path.join(installRoot, 'deploy', 'gateway.yaml');
 
-/** nginx's address on the stack's network, and that network's declared subnet. */
-function loadBalancer(): { address: string; subnet: string } {
+/** nginx's address on the stack's network, that network's declared subnet and the range Docker gives other containers addresses from. */
+function loadBalancer(): { address: string; subnet: string; dynamicRange: string } {
   const networks = compose.services.lb!.networks as Record<string, { ipv4_address?: string }>;
   const networkNames = Object.keys(networks);
   if (networkNames.length !== 1) throw new Error(`lb is on one network, not ${networkNames.join(', ')}`);
-  const subnets = compose.networks?.[networkNames[0]!]?.ipam?.config?.map((entry) => entry.subnet!) ?? [];
-  if (subnets.length !== 1) throw new Error(`the network ${networkNames[0]} declares one subnet, not ${subnets.length}`);
-  return { address: networks[networkNames[0]!]!.ipv4_address!, subnet: subnets[0]! };
+  const pools = compose.networks?.[networkNames[0]!]?.ipam?.config ?? [];
+  if (pools.length !== 1) throw new Error(`the network ${networkNames[0]} declares one subnet, not ${pools.length}`);
+  return { address: networks[networkNames[0]!]!.ipv4_address!, subnet: pools[0]!.subnet!, dynamicRange: pools[0]!.ip_range! };
 }
 
-test("compose: every gateway process trusts exactly nginx's fixed address, which lies in the stack network's declared subnet", (t) => {
-  const { address, subnet } = loadBalancer();
-  t.is(isIP(address), 4, `lb has a fixed IPv4 address (${address})`);
-  const [network, prefix] = subnet.split('/');
+const blockOf = (cidr: string) => {
+  const [network, prefix] = cidr.split('/');
   const block = new BlockList();
   block.addSubnet(network!, Number(prefix), 'ipv4');
-  t.true(block.check(address, 'ipv4'), `${address} is in ${subnet}`);
+  return block;
+};
+
+test("compose: every gateway process trusts exactly nginx's fixed address, which lies in the stack network's declared subnet", (t) => {
+  const { address, subnet, dynamicRange } = loadBalancer();
+  t.is(isIP(address), 4, `lb has a fixed IPv4 address (${address})`);
+  t.true(blockOf(subnet).check(address, 'ipv4'), `${address} is in ${subnet}`);
+  // Docker hands the other containers addresses from ip_range: outside it, nginx's cannot be taken first.
+  t.true(blockOf(subnet).check(dynamicRange.split('/')[0]!, 'ipv4'), `${dynamicRange} is in ${subnet}`);
+  t.false(blockOf(dynamicRange).check(address, 'ipv4'), `${address} is outside the dynamic range ${dynamicRange}`);
   // Every service of the stack is on that one network (none names another), so nginx's address is the stack's.
   for (const [name, service] of Object.entries(compose.services)) {
     if (name !== 'lb') t.is(service.networks, undefined, `${name}: on the stack's default network`);
