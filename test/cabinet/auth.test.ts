@@ -33,8 +33,8 @@ function probeRoutes(changes: { count: number }): RouteDefinition[] {
     ...routeTable,
     { method: 'GET', path: '/probe/account', auth: 'session', scope: null, handler: show },
     { method: 'POST', path: '/probe/account', auth: 'session', scope: null, body: 'json', handler: change },
-    { method: 'GET', path: '/probe/admin', auth: 'admin', scope: null, handler: show },
-    { method: 'POST', path: '/probe/admin', auth: 'admin', scope: null, handler: change },
+    { method: 'GET', path: '/probe/admin', auth: 'admin', scope: 'read', handler: show },
+    { method: 'POST', path: '/probe/admin', auth: 'admin', scope: 'accounts', handler: change },
   ];
 }
 

@@ -10,7 +10,7 @@ import { loginAs } from '../helpers/cabinet.js';
 import { cliEnv, runCli, runCliJson } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 
-const adminProbe: RouteDefinition = { method: 'GET', path: '/probe/admin', auth: 'admin', scope: null, handler: (ctx) => void (ctx.body = { actor: ctx.state.actor }) };
+const adminProbe: RouteDefinition = { method: 'GET', path: '/probe/admin', auth: 'admin', scope: 'read', handler: (ctx) => void (ctx.body = { actor: ctx.state.actor }) };
 
 const login = (url: string, token: string) =>
   fetch(`${url}/cabinet/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
