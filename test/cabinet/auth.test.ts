@@ -282,7 +282,7 @@ testOnBackends('admin tokens: Bearer works without CSRF; a revoked one, an API k
   t.is(changes.count, 1);
   const audit = await database.db('audit_log').whereIn('action', ['admin_token.create', 'admin_token.revoke']).orderBy('id');
   t.deepEqual(audit.map((row: any) => [row.action, row.actor, row.target, JSON.parse(row.details)]), [
-    ['admin_token.create', 'test:cabinet-helper', id, { name: 'ci' }],
+    ['admin_token.create', 'test:cabinet-helper', id, { name: 'ci', scopes: ['read', 'accounts', 'keys', 'money', 'admin'] }],
     ['admin_token.revoke', 'test:revoker', id, { name: 'ci' }],
   ]);
 });
