@@ -9,6 +9,7 @@ export const processSuites = [
   'test/admin/usage-cli.test.ts',
   'test/browser/**/*.test.ts',
   'test/cabinet/cabinet-cli.test.ts',
+  'test/cli/admin-token-scopes.test.ts',
   'test/cli/backup-restore.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/error-catalog.test.ts',

@@ -1,8 +1,11 @@
 // The admin API's OpenAPI 3.1 document (GET /admin/v1/openapi.json), generated from the zod
 // schemas the handlers validate with and the answer schemas the tests check every answer
 // against (schemas.ts). `adminOperations` lists every route under /admin/v1 once; a test keeps
-// it equal to the route table's /admin/v1 rows (nothing undocumented, nothing extra).
+// it equal to the route table's /admin/v1 rows (nothing undocumented, nothing extra), scopes
+// included: each operation's security names the admin token scope it needs (OpenAPI 3.1 lets
+// a bearer scheme list the roles required).
 import { z } from 'zod';
+import type { AdminScope } from '../cabinet/admin-scopes.js';
 import type { ErrorCode } from '../errors/catalog.js';
 import { errorCatalog } from '../errors/catalog.js';
 import * as schemas from './schemas.js';
@@ -14,10 +17,12 @@ export interface AdminOperation {
   readonly operationId: string;
   readonly tag: 'accounts' | 'keys' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
   readonly summary: string;
+  /** The admin token scope the route needs (as its route table row says); null only for the public document. */
+  readonly scope: AdminScope | null;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
   readonly success: { readonly status: 200 | 201; readonly schema: z.ZodType; readonly description: string };
-  /** Refusals beyond those of every admin route (401, 403). */
+  /** Refusals beyond those of every admin route (401, 403: credentials, session kind, CSRF, scope). */
   readonly errors: readonly ErrorCode[];
   /** No credentials needed (the document itself). */
   readonly public?: true;
@@ -26,24 +31,24 @@ export interface AdminOperation {
 const account = '/admin/v1/accounts/:id';
 
 export const adminOperations: readonly AdminOperation[] = [
-  { method: 'GET', path: '/admin/v1/accounts', operationId: 'listAccounts', tag: 'accounts', summary: 'Every account with its balance, held and available money', success: { status: 200, schema: schemas.accountList, description: 'the accounts, oldest first' }, errors: [] },
-  { method: 'POST', path: '/admin/v1/accounts', operationId: 'createAccount', tag: 'accounts', summary: 'Create an account (audited: account.create)', body: schemas.createAccountBody, success: { status: 201, schema: schemas.account, description: 'the new account' }, errors: ['validation_error', 'account_exists'] },
-  { method: 'GET', path: account, operationId: 'showAccount', tag: 'accounts', summary: 'One account by id or name, with its webhook signing secret and key counts', success: { status: 200, schema: schemas.accountDetail, description: 'the account' }, errors: ['not_found'] },
-  { method: 'POST', path: `${account}/disable`, operationId: 'disableAccount', tag: 'accounts', summary: 'Disable an account: its keys are refused (403 account_disabled) from their next request (audited: account.disable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was already disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
-  { method: 'POST', path: `${account}/enable`, operationId: 'enableAccount', tag: 'accounts', summary: 'Enable a disabled account (audited: account.enable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was not disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
-  { method: 'POST', path: `${account}/topup`, operationId: 'topupAccount', tag: 'accounts', summary: 'Add money: a topup, bonus or referral credit in the ledger (audited: balance.topup)', body: schemas.topupBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found'] },
-  { method: 'POST', path: `${account}/adjust`, operationId: 'adjustAccount', tag: 'accounts', summary: 'Correct a balance by a positive or negative amount with a reason; refused when it would take more than the available money (audited: balance.adjust)', body: schemas.adjustBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found', 'adjustment_refused'] },
-  { method: 'GET', path: `${account}/keys`, operationId: 'listKeys', tag: 'keys', summary: "An account's API keys (never their secrets)", success: { status: 200, schema: schemas.keyList, description: 'the keys, oldest first' }, errors: ['not_found'] },
-  { method: 'POST', path: `${account}/keys`, operationId: 'createKey', tag: 'keys', summary: 'Create an API key; its secret is in this answer only (audited: key.create)', body: schemas.createKeyBody, success: { status: 201, schema: schemas.createdKey, description: 'the key with its secret' }, errors: ['validation_error', 'not_found'] },
-  { method: 'POST', path: '/admin/v1/keys/:id/revoke', operationId: 'revokeKey', tag: 'keys', summary: 'Revoke an API key: refused from its next request (audited: key.revoke, once)', success: { status: 200, schema: schemas.apiKey, description: 'the key; a second revocation keeps the first time' }, errors: ['not_found'] },
-  { method: 'GET', path: '/admin/v1/request-log', operationId: 'listRequestLog', tag: 'requests', summary: "The request log, newest first, with each failure's error and upstream status", query: schemas.requestLogQuery, success: { status: 200, schema: schemas.requestLogPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
-  { method: 'GET', path: '/admin/v1/jobs', operationId: 'listJobs', tag: 'jobs', summary: 'Async jobs (videos, upscales, music) of every account, newest first', query: schemas.jobsQuery, success: { status: 200, schema: schemas.jobList, description: 'the jobs; has_more: more beyond limit' }, errors: ['validation_error', 'not_found'] },
-  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', operationId: 'cancelJob', tag: 'jobs', summary: 'Cancel a queued or running job: its hold released, nothing charged (audited: job.cancel)', success: { status: 200, schema: schemas.cancelledJob, description: "the job as `gateway jobs show` prints it, and cancelled: true" }, errors: ['not_found', 'job_already_ended'] },
-  { method: 'GET', path: '/admin/v1/upstreams', operationId: 'listUpstreams', tag: 'status', summary: "Each upstream route's calls, failures and latency over the last 15 minutes and its pause, as the answering instance saw them", success: { status: 200, schema: schemas.upstreamList, description: 'every route of the catalog' }, errors: [] },
-  { method: 'GET', path: '/admin/v1/system', operationId: 'showSystem', tag: 'status', summary: 'Version, database, Redis and the job queue', success: { status: 200, schema: schemas.system, description: 'the state of the gateway' }, errors: [] },
-  { method: 'GET', path: '/admin/v1/usage', operationId: 'usageReport', tag: 'reports', summary: 'The `gateway usage` report: requests, tokens and RUB charged over a period, by model, key, account or day', query: schemas.usageQuery, success: { status: 200, schema: schemas.usage, description: 'the report and its totals' }, errors: ['validation_error', 'not_found'] },
-  { method: 'GET', path: '/admin/v1/audit', operationId: 'listAudit', tag: 'reports', summary: 'The audit log of operator changes, newest first', query: schemas.auditQuery, success: { status: 200, schema: schemas.auditPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
-  { method: 'GET', path: '/admin/v1/openapi.json', operationId: 'openApiDocument', tag: 'meta', summary: 'This document (no credentials needed)', success: { status: 200, schema: z.looseObject({ openapi: z.literal('3.1.0') }), description: 'the OpenAPI 3.1 document' }, errors: [], public: true },
+  { method: 'GET', path: '/admin/v1/accounts', operationId: 'listAccounts', tag: 'accounts', scope: 'read', summary: 'Every account with its balance, held and available money', success: { status: 200, schema: schemas.accountList, description: 'the accounts, oldest first' }, errors: [] },
+  { method: 'POST', path: '/admin/v1/accounts', operationId: 'createAccount', tag: 'accounts', scope: 'accounts', summary: 'Create an account (audited: account.create)', body: schemas.createAccountBody, success: { status: 201, schema: schemas.account, description: 'the new account' }, errors: ['validation_error', 'account_exists'] },
+  { method: 'GET', path: account, operationId: 'showAccount', tag: 'accounts', scope: 'admin', summary: 'One account by id or name, with its webhook signing secret and key counts', success: { status: 200, schema: schemas.accountDetail, description: 'the account' }, errors: ['not_found'] },
+  { method: 'POST', path: `${account}/disable`, operationId: 'disableAccount', tag: 'accounts', scope: 'accounts', summary: 'Disable an account: its keys are refused (403 account_disabled) from their next request (audited: account.disable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was already disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/enable`, operationId: 'enableAccount', tag: 'accounts', scope: 'accounts', summary: 'Enable a disabled account (audited: account.enable)', body: schemas.reasonBody, success: { status: 200, schema: schemas.accountChange, description: 'the account; changed: false when it was not disabled (no audit row)' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/topup`, operationId: 'topupAccount', tag: 'accounts', scope: 'money', summary: 'Add money: a topup, bonus or referral credit in the ledger (audited: balance.topup)', body: schemas.topupBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: `${account}/adjust`, operationId: 'adjustAccount', tag: 'accounts', scope: 'money', summary: 'Correct a balance by a positive or negative amount with a reason; refused when it would take more than the available money (audited: balance.adjust)', body: schemas.adjustBody, success: { status: 200, schema: schemas.credit, description: 'the ledger row written and the balance after it' }, errors: ['validation_error', 'not_found', 'adjustment_refused'] },
+  { method: 'GET', path: `${account}/keys`, operationId: 'listKeys', tag: 'keys', scope: 'read', summary: "An account's API keys (never their secrets)", success: { status: 200, schema: schemas.keyList, description: 'the keys, oldest first' }, errors: ['not_found'] },
+  { method: 'POST', path: `${account}/keys`, operationId: 'createKey', tag: 'keys', scope: 'keys', summary: 'Create an API key; its secret is in this answer only (audited: key.create)', body: schemas.createKeyBody, success: { status: 201, schema: schemas.createdKey, description: 'the key with its secret' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: '/admin/v1/keys/:id/revoke', operationId: 'revokeKey', tag: 'keys', scope: 'keys', summary: 'Revoke an API key: refused from its next request (audited: key.revoke, once)', success: { status: 200, schema: schemas.apiKey, description: 'the key; a second revocation keeps the first time' }, errors: ['not_found'] },
+  { method: 'GET', path: '/admin/v1/request-log', operationId: 'listRequestLog', tag: 'requests', scope: 'read', summary: "The request log, newest first, with each failure's error and upstream status", query: schemas.requestLogQuery, success: { status: 200, schema: schemas.requestLogPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/jobs', operationId: 'listJobs', tag: 'jobs', scope: 'read', summary: 'Async jobs (videos, upscales, music) of every account, newest first', query: schemas.jobsQuery, success: { status: 200, schema: schemas.jobList, description: 'the jobs; has_more: more beyond limit' }, errors: ['validation_error', 'not_found'] },
+  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', operationId: 'cancelJob', tag: 'jobs', scope: 'money', summary: 'Cancel a queued or running job: its hold released, nothing charged (audited: job.cancel)', success: { status: 200, schema: schemas.cancelledJob, description: "the job as `gateway jobs show` prints it, and cancelled: true" }, errors: ['not_found', 'job_already_ended'] },
+  { method: 'GET', path: '/admin/v1/upstreams', operationId: 'listUpstreams', tag: 'status', scope: 'read', summary: "Each upstream route's calls, failures and latency over the last 15 minutes and its pause, as the answering instance saw them", success: { status: 200, schema: schemas.upstreamList, description: 'every route of the catalog' }, errors: [] },
+  { method: 'GET', path: '/admin/v1/system', operationId: 'showSystem', tag: 'status', scope: 'read', summary: 'Version, database, Redis and the job queue', success: { status: 200, schema: schemas.system, description: 'the state of the gateway' }, errors: [] },
+  { method: 'GET', path: '/admin/v1/usage', operationId: 'usageReport', tag: 'reports', scope: 'read', summary: 'The `gateway usage` report: requests, tokens and RUB charged over a period, by model, key, account or day', query: schemas.usageQuery, success: { status: 200, schema: schemas.usage, description: 'the report and its totals' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/audit', operationId: 'listAudit', tag: 'reports', scope: 'read', summary: 'The audit log of operator changes, newest first', query: schemas.auditQuery, success: { status: 200, schema: schemas.auditPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/openapi.json', operationId: 'openApiDocument', tag: 'meta', scope: null, summary: 'This document (no credentials needed)', success: { status: 200, schema: z.looseObject({ openapi: z.literal('3.1.0') }), description: 'the OpenAPI 3.1 document' }, errors: [], public: true },
 ];
 
 type JsonSchema = Record<string, unknown>;
@@ -80,8 +85,8 @@ export function openApiDocument(version: string): JsonSchema {
     const responses: Record<string, unknown> = {
       [operation.success.status]: { description: operation.success.description, content: { 'application/json': { schema: jsonSchema(operation.success.schema, 'output') } } },
     };
-    // Every admin route: no credentials or a bad token (401), an account's session (403), and a cookie without its CSRF token on a change (403).
-    const codes: ErrorCode[] = operation.public ? [] : ['session_required', 'admin_token_invalid', 'forbidden', ...(operation.method === 'GET' ? [] : (['csrf_token_invalid'] as const))];
+    // Every admin route: no credentials or a bad token (401), an account's session or a token without the route's scope (403), and a cookie without its CSRF token on a change (403).
+    const codes: ErrorCode[] = operation.public ? [] : ['session_required', 'admin_token_invalid', 'forbidden', 'admin_scope_missing', ...(operation.method === 'GET' ? [] : (['csrf_token_invalid'] as const))];
     for (const code of [...codes, ...operation.errors]) {
       const status = String(errorCatalog[code].status);
       // One response per status: codes that share one are listed in its description.
@@ -93,7 +98,8 @@ export function openApiDocument(version: string): JsonSchema {
       operationId: operation.operationId,
       tags: [operation.tag],
       summary: operation.summary,
-      security: operation.public ? [] : [{ adminToken: [] }, { adminSession: [] }],
+      // A token needs the route's scope; an operator's session holds every scope.
+      security: operation.scope === null ? [] : [{ adminToken: [operation.scope] }, { adminSession: [] }],
       parameters: parameters(operation),
       ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(operation.body, 'input') } } } } : {}),
       responses,
@@ -123,8 +129,14 @@ export function openApiDocument(version: string): JsonSchema {
     paths,
     components: {
       securitySchemes: {
-        adminToken: { type: 'http', scheme: 'bearer', bearerFormat: 'gwa_…', description: 'an admin token (`gateway admin tokens create`)' },
-        adminSession: { type: 'apiKey', in: 'cookie', name: 'gateway_session', description: 'an admin session of the web console; a request other than GET/HEAD also sends x-csrf-token' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'gwa_…',
+          description:
+            'an admin token (`gateway admin tokens create --scopes …`). Each operation lists the one scope it needs: read (a GET revealing no secret), accounts, keys, money (anything moving or releasing money), admin (secrets); without it, 403 admin_scope_missing. Tokens made before scopes existed hold all five.',
+        },
+        adminSession: { type: 'apiKey', in: 'cookie', name: 'gateway_session', description: 'an admin session of the web console (it holds every scope); a request other than GET/HEAD also sends x-csrf-token' },
       },
       schemas: { Error: jsonSchema(schemas.errorBody, 'output') },
     },

@@ -2,8 +2,11 @@
 // operator's scripts. Made by `gateway admin tokens create` (the secret printed once), stored
 // as their sha256, revoked by `gateway admin tokens revoke` — refused from the next request.
 // Both changes are audited. last_used_at is written at most once a minute per token.
+// Each token carries its scopes (admin-scopes.ts), fixed at creation: the admin API refuses a
+// route whose scope the token lacks. Tokens older than scopes were given all of them.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
+import { allAdminScopes, type AdminScope, InvalidAdminScopeError, storedAdminScopes } from './admin-scopes.js';
 import { newId } from '../util/ids.js';
 import { hashSecret, isSecretOf, newSecret, sameHash } from './secret-tokens.js';
 
@@ -12,6 +15,8 @@ export interface AdminToken {
   readonly name: string;
   readonly prefix: string;
   readonly last4: string;
+  /** In canonical order (allAdminScopes). */
+  readonly scopes: readonly AdminScope[];
   readonly createdBy: string;
   readonly createdAt: number;
   readonly lastUsedAt: number | null;
@@ -24,6 +29,7 @@ interface AdminTokenRow {
   prefix: string;
   hash: string;
   last4: string;
+  scopes: string;
   created_by: string;
   created_at: string | number;
   last_used_at: string | number | null;
@@ -38,6 +44,7 @@ function fromRow(row: AdminTokenRow): AdminToken {
     name: row.name,
     prefix: row.prefix,
     last4: row.last4,
+    scopes: storedAdminScopes(row.scopes),
     createdBy: row.created_by,
     createdAt: Number(row.created_at),
     lastUsedAt: optionalNumber(row.last_used_at),
@@ -63,11 +70,17 @@ export class AdminTokens {
     private readonly now: () => number,
   ) {}
 
-  /** Makes a token (audited): the secret exists in full only in what this returns. */
-  async create(options: { name: string; actor: string }): Promise<{ adminToken: AdminToken; token: string }> {
+  /**
+   * Makes a token (audited with its name and scopes): the secret exists in full only in what
+   * this returns. Scopes default to all of them, as before scopes existed.
+   */
+  async create(options: { name: string; scopes?: readonly AdminScope[]; actor: string }): Promise<{ adminToken: AdminToken; token: string }> {
     if (!/^[\p{L}\p{N}][\p{L}\p{N} ._@:-]{0,199}$/u.test(options.name)) {
       throw new InvalidAdminTokenNameError(`"${options.name}" is not a usable token name: 1-200 letters, digits, spaces or ._@:- , starting with a letter or digit`);
     }
+    // Canonical order, once each, whatever order the caller gave.
+    const scopes = allAdminScopes.filter((scope) => (options.scopes ?? allAdminScopes).includes(scope));
+    if (scopes.length === 0) throw new InvalidAdminScopeError(`an admin token needs at least one scope; choose from ${allAdminScopes.join(', ')}`);
     const token = newSecret('gwa_');
     const now = this.now();
     const row: AdminTokenRow = {
@@ -76,6 +89,7 @@ export class AdminTokens {
       prefix: 'gwa_',
       hash: hashSecret(token),
       last4: token.slice(-4),
+      scopes: scopes.join(','),
       created_by: options.actor,
       created_at: now,
       last_used_at: null,
@@ -83,7 +97,7 @@ export class AdminTokens {
     };
     await this.db.transaction(async (trx) => {
       await trx('admin_tokens').insert(row);
-      await writeAudit(trx, { actor: options.actor, action: 'admin_token.create', target: row.id, accountId: null, details: { name: options.name } }, now);
+      await writeAudit(trx, { actor: options.actor, action: 'admin_token.create', target: row.id, accountId: null, details: { name: options.name, scopes } }, now);
     });
     return { adminToken: fromRow(row), token };
   }

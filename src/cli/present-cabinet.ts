@@ -33,6 +33,7 @@ export function presentAdminToken(adminToken: AdminToken) {
     name: adminToken.name,
     prefix: adminToken.prefix,
     last4: adminToken.last4,
+    scopes: [...adminToken.scopes],
     created_by: adminToken.createdBy,
     created_at: isoTime(adminToken.createdAt),
     last_used_at: isoTime(adminToken.lastUsedAt),

@@ -234,6 +234,10 @@ export const errorCatalog = {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: '`GET /metrics` from anything but a loopback peer, or through a proxy, when neither `metrics.token_env` nor `metrics.listen` is set',
   },
+  admin_scope_missing: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "an admin API route whose scope the admin token lacks (the message names the scope the route needs and the token's scopes): nothing was done",
+  },
   login_rate_limited: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
     description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`); integer `Retry-After`',

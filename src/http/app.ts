@@ -1,6 +1,7 @@
 // The Koa application: request context (ids, errors, observation) first, then the routes of
 // the route table. Each route's chain is assembled here from its declaration:
-// authenticate (a key, an account session or an admin) → scope → rate limit → body → handler.
+// authenticate (a key, an account session or an admin) → scope (a key's, or an admin token's)
+// → rate limit → body → handler.
 // Each auth kind is its own middleware, in the chains of its routes only: a `key` route runs
 // exactly what it ran before the cabinet existed.
 // Paths without parameters (the chat, media and price routes: most traffic) are looked up in
@@ -15,7 +16,7 @@ import { ClientAddresses } from './client-address.js';
 import { errorShapes } from './error-shape.js';
 import { jsonBody as readJsonBody } from './json-body.js';
 import { metricsAccess } from './metrics-access.js';
-import { adminAuth } from './middleware/admin-auth.js';
+import { adminAuth, requireAdminScope } from './middleware/admin-auth.js';
 import { authenticate } from './middleware/authenticate.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -50,7 +51,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
       if (route.scope) chain.push(requireScope(route.scope) as Middleware);
       if (route.rateLimited ?? true) chain.push(limiter as Middleware);
     }
-    if (route.auth === 'admin') chain.push(admin as Middleware);
+    if (route.auth === 'admin') chain.push(admin as Middleware, requireAdminScope(route.scope) as Middleware);
     if (route.body === 'json') chain.push(jsonBody);
     const handler = route.handler;
     chain.push((ctx) => handler(ctx as Context, services));

@@ -3,6 +3,7 @@
 // route's middleware chain from this table, so no route can forget auth, scope or limits.
 // Later capabilities add their rows here (chat: scope chat; images: scope images; …).
 import type { Scope } from '../auth/scopes.js';
+import type { AdminScope } from '../cabinet/admin-scopes.js';
 import { chatCompletionsDialect } from '../dialects/chat-completions/index.js';
 import { messagesDialect } from '../dialects/messages/index.js';
 import type { ErrorEncoder } from '../dialects/types.js';
@@ -37,20 +38,9 @@ import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabi
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
-export interface RouteDefinition {
+interface RouteCommon {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
-  /**
-   * `none`: public; `key`: a valid, unrevoked API key. The web cabinet's (docs/cabinet.md):
-   * `session`: the cookie of a live account session (+ x-csrf-token on anything but GET/HEAD);
-   * the request then acts as the account's cabinet key (ctx.state.apiKey), so scope and rate
-   * limit apply as to a key. `admin`: an admin token (Bearer gwa_…) or the cookie of a live
-   * operator session (+ x-csrf-token); ctx.state.actor names who acts. A session of the other
-   * kind is 403 forbidden.
-   */
-  readonly auth: 'none' | 'key' | 'session' | 'admin';
-  /** The scope a key needs (`key` and `session` routes); null when any valid key will do. */
-  readonly scope: Scope | null;
   /**
    * The handler re-checks the key where it places its hold (or, placing none, looks it up),
    * so the key may come from the process's cache: one database round trip less per request.
@@ -69,6 +59,21 @@ export interface RouteDefinition {
   readonly errors?: ErrorEncoder;
   readonly handler: Handler;
 }
+
+/**
+ * `auth` — `none`: public; `key`: a valid, unrevoked API key. The web cabinet's (docs/cabinet.md):
+ * `session`: the cookie of a live account session (+ x-csrf-token on anything but GET/HEAD);
+ * the request then acts as the account's cabinet key (ctx.state.apiKey), so scope and rate
+ * limit apply as to a key. `admin`: an admin token (Bearer gwa_…) or the cookie of a live
+ * operator session (+ x-csrf-token); ctx.state.actor names who acts. A session of the other
+ * kind is 403 forbidden.
+ *
+ * `scope` — for `key` and `session` routes, the key scope needed (null when any valid key will
+ * do); for `admin` routes, the admin token scope needed (src/cabinet/admin-scopes.ts), which
+ * every admin route must name: an admin row without one does not compile.
+ */
+export type RouteDefinition = RouteCommon &
+  ({ readonly auth: 'none' | 'key' | 'session'; readonly scope: Scope | null } | { readonly auth: 'admin'; readonly scope: AdminScope });
 
 export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/healthz', auth: 'none', scope: null, handler: healthz },
@@ -143,24 +148,26 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/cabinet/api/images/generations', auth: 'session', scope: 'images', body: 'json', handler: generateImages },
   // The admin API (docs/admin-api.md; src/admin/openapi.ts documents each row, a test keeps them equal).
+  // Each row names the admin token scope it needs (src/cabinet/admin-scopes.ts: read = a GET
+  // revealing no secret; accounts; keys; money = anything moving or releasing money; admin = secrets).
   { method: 'GET', path: '/admin/v1/openapi.json', auth: 'none', scope: null, handler: adminOpenApi },
-  { method: 'GET', path: '/admin/v1/accounts', auth: 'admin', scope: null, handler: listAccounts },
-  { method: 'POST', path: '/admin/v1/accounts', auth: 'admin', scope: null, body: 'json', handler: createAccount },
-  { method: 'GET', path: '/admin/v1/accounts/:id', auth: 'admin', scope: null, handler: showAccount },
-  { method: 'POST', path: '/admin/v1/accounts/:id/disable', auth: 'admin', scope: null, body: 'json', handler: disableAccount },
-  { method: 'POST', path: '/admin/v1/accounts/:id/enable', auth: 'admin', scope: null, body: 'json', handler: enableAccount },
-  { method: 'POST', path: '/admin/v1/accounts/:id/topup', auth: 'admin', scope: null, body: 'json', handler: topupAccount },
-  { method: 'POST', path: '/admin/v1/accounts/:id/adjust', auth: 'admin', scope: null, body: 'json', handler: adjustAccount },
-  { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: null, handler: listKeys },
-  { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: null, body: 'json', handler: createKey },
-  { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: null, handler: revokeKey },
-  { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: null, handler: listRequestLog },
-  { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: null, handler: listJobs },
-  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', auth: 'admin', scope: null, handler: cancelJobRoute },
-  { method: 'GET', path: '/admin/v1/upstreams', auth: 'admin', scope: null, handler: listUpstreams },
-  { method: 'GET', path: '/admin/v1/system', auth: 'admin', scope: null, handler: showSystem },
-  { method: 'GET', path: '/admin/v1/usage', auth: 'admin', scope: null, handler: usageReportRoute },
-  { method: 'GET', path: '/admin/v1/audit', auth: 'admin', scope: null, handler: listAudit },
+  { method: 'GET', path: '/admin/v1/accounts', auth: 'admin', scope: 'read', handler: listAccounts },
+  { method: 'POST', path: '/admin/v1/accounts', auth: 'admin', scope: 'accounts', body: 'json', handler: createAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id', auth: 'admin', scope: 'admin', handler: showAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/disable', auth: 'admin', scope: 'accounts', body: 'json', handler: disableAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/enable', auth: 'admin', scope: 'accounts', body: 'json', handler: enableAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/topup', auth: 'admin', scope: 'money', body: 'json', handler: topupAccount },
+  { method: 'POST', path: '/admin/v1/accounts/:id/adjust', auth: 'admin', scope: 'money', body: 'json', handler: adjustAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'read', handler: listKeys },
+  { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
+  { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },
+  { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: 'read', handler: listRequestLog },
+  { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: 'read', handler: listJobs },
+  { method: 'POST', path: '/admin/v1/jobs/:id/cancel', auth: 'admin', scope: 'money', handler: cancelJobRoute },
+  { method: 'GET', path: '/admin/v1/upstreams', auth: 'admin', scope: 'read', handler: listUpstreams },
+  { method: 'GET', path: '/admin/v1/system', auth: 'admin', scope: 'read', handler: showSystem },
+  { method: 'GET', path: '/admin/v1/usage', auth: 'admin', scope: 'read', handler: usageReportRoute },
+  { method: 'GET', path: '/admin/v1/audit', auth: 'admin', scope: 'read', handler: listAudit },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

@@ -2,6 +2,7 @@
 // (handlers, the access log, the request log).
 import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
+import type { AdminScope } from '../cabinet/admin-scopes.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ServerServices } from '../services.js';
 import type { MetricsAccess } from './metrics-access.js';
@@ -25,6 +26,8 @@ export interface RequestState {
   session?: SessionState;
   /** Who acts, for the audit trail: `cabinet:<session id>` (session and admin routes) or `admin-token:<id>` (admin routes). */
   actor?: string;
+  /** Set by `admin` routes: the admin token's scopes, or every scope for an operator's session (src/cabinet/admin-scopes.ts). */
+  adminScopes?: readonly AdminScope[];
   model?: string;
   /** The provider of the last upstream route tried, when one was. */
   provider?: string;

@@ -68,7 +68,10 @@ testOnBackends('GET /admin/v1/openapi.json: served without credentials, OpenAPI 
   t.deepEqual(topup.requestBody.content['application/json'].schema.required, ['amount_rub']);
   t.is(topup.requestBody.content['application/json'].schema.properties.amount_rub.type, 'string');
   t.deepEqual(Object.keys(topup.responses).sort(), ['200', '401', '403', '404', '422']);
-  t.deepEqual(topup.security, [{ adminToken: [] }, { adminSession: [] }]);
+  // A token needs the route's scope (money moves here); a console session holds every scope.
+  t.deepEqual(topup.security, [{ adminToken: ['money'] }, { adminSession: [] }]);
+  t.deepEqual(document.paths['/admin/v1/accounts/{id}'].get.security, [{ adminToken: ['admin'] }, { adminSession: [] }]);
+  t.regex(topup.responses['403'].description, /admin_scope_missing/);
   const log = document.paths['/admin/v1/request-log'].get;
   t.deepEqual(log.parameters.map((parameter: any) => [parameter.name, parameter.required]), [['status', false], ['model', false], ['key', false], ['account', false], ['limit', false], ['cursor', false]]);
   const usage = document.paths['/admin/v1/usage'].get;

@@ -33,8 +33,8 @@ function probeRoutes(changes: { count: number }): RouteDefinition[] {
     ...routeTable,
     { method: 'GET', path: '/probe/account', auth: 'session', scope: null, handler: show },
     { method: 'POST', path: '/probe/account', auth: 'session', scope: null, body: 'json', handler: change },
-    { method: 'GET', path: '/probe/admin', auth: 'admin', scope: null, handler: show },
-    { method: 'POST', path: '/probe/admin', auth: 'admin', scope: null, handler: change },
+    { method: 'GET', path: '/probe/admin', auth: 'admin', scope: 'read', handler: show },
+    { method: 'POST', path: '/probe/admin', auth: 'admin', scope: 'accounts', handler: change },
   ];
 }
 
@@ -282,7 +282,7 @@ testOnBackends('admin tokens: Bearer works without CSRF; a revoked one, an API k
   t.is(changes.count, 1);
   const audit = await database.db('audit_log').whereIn('action', ['admin_token.create', 'admin_token.revoke']).orderBy('id');
   t.deepEqual(audit.map((row: any) => [row.action, row.actor, row.target, JSON.parse(row.details)]), [
-    ['admin_token.create', 'test:cabinet-helper', id, { name: 'ci' }],
+    ['admin_token.create', 'test:cabinet-helper', id, { name: 'ci', scopes: ['read', 'accounts', 'keys', 'money', 'admin'] }],
     ['admin_token.revoke', 'test:revoker', id, { name: 'ci' }],
   ]);
 });

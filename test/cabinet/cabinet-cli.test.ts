@@ -10,7 +10,7 @@ import { loginAs } from '../helpers/cabinet.js';
 import { cliEnv, runCli, runCliJson } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 
-const adminProbe: RouteDefinition = { method: 'GET', path: '/probe/admin', auth: 'admin', scope: null, handler: (ctx) => void (ctx.body = { actor: ctx.state.actor }) };
+const adminProbe: RouteDefinition = { method: 'GET', path: '/probe/admin', auth: 'admin', scope: 'read', handler: (ctx) => void (ctx.body = { actor: ctx.state.actor }) };
 
 const login = (url: string, token: string) =>
   fetch(`${url}/cabinet/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
@@ -68,6 +68,7 @@ testOnBackends('admin tokens create|ls|revoke: the secret once, a revoked token 
   const created = await runCliJson(['admin', 'tokens', 'create', '--name', 'ci'], env);
   t.regex(created.token, /^gwa_[A-Za-z0-9_-]{43}$/);
   t.like(created, { name: 'ci', prefix: 'gwa_', last4: created.token.slice(-4), created_by: actor, revoked_at: null, last_used_at: null });
+  t.deepEqual(created.scopes, ['read', 'accounts', 'keys', 'money', 'admin'], 'no --scopes: every scope');
   const probe = () => fetch(`${gateway.url}/probe/admin`, { headers: { authorization: `Bearer ${created.token}` } });
   t.deepEqual(await (await probe()).json(), { actor: `admin-token:${created.id}` });
   const listed = await runCliJson(['admin', 'tokens', 'ls'], env);
@@ -92,7 +93,7 @@ testOnBackends('admin tokens create|ls|revoke: the secret once, a revoked token 
 
   const audit = await database.db('audit_log').orderBy('id');
   t.deepEqual(audit.map((row: any) => [row.actor, row.action, row.target, JSON.parse(row.details)]), [
-    [actor, 'admin_token.create', created.id, { name: 'ci' }],
+    [actor, 'admin_token.create', created.id, { name: 'ci', scopes: ['read', 'accounts', 'keys', 'money', 'admin'] }],
     [actor, 'admin_token.revoke', created.id, { name: 'ci' }],
   ]);
 });

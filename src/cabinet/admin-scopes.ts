@@ -1,0 +1,35 @@
+// The five scopes an admin token can carry (issue 30 item 2), and what each one opens. Every
+// admin route declares the one it needs in the route table (src/http/route-table.ts), where a
+// route of auth `admin` without one does not compile; docs/admin-api.md lists the mapping.
+// Operator console sessions (a login link) hold every scope: the console is the operator.
+//
+// - read: every GET that reveals no secret (lists, the request log, jobs, status, usage, audit)
+// - accounts: create, disable and enable accounts
+// - keys: create and revoke API keys (a new key's secret is in the answer that made it)
+// - money: top up and adjust balances, and cancel jobs (a cancel releases the hold and charges
+//   nothing, even when the upstream still finishes: a decision about money)
+// - admin: reading secrets (an account's webhook signing secret), and whatever of token, login
+//   link, session or system management the admin API comes to serve (today the CLI's alone)
+export const allAdminScopes = ['read', 'accounts', 'keys', 'money', 'admin'] as const;
+export type AdminScope = (typeof allAdminScopes)[number];
+
+export class InvalidAdminScopeError extends Error {}
+
+/** "money, read" → ['read', 'money'] in canonical order; unknown names and an empty list are refused. */
+export function parseAdminScopes(text: string): AdminScope[] {
+  const requested = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (requested.length === 0) throw new InvalidAdminScopeError(`no scopes given; choose from ${allAdminScopes.join(', ')}`);
+  for (const name of requested) {
+    if (!(allAdminScopes as readonly string[]).includes(name)) throw new InvalidAdminScopeError(`unknown admin scope "${name}"; choose from ${allAdminScopes.join(', ')}`);
+  }
+  return allAdminScopes.filter((scope) => requested.includes(scope));
+}
+
+/** The stored form (admin_tokens.scopes: a comma list) read back; a name this build does not know is dropped, never widened. */
+export function storedAdminScopes(stored: string): AdminScope[] {
+  const names = stored.split(',');
+  return allAdminScopes.filter((scope) => names.includes(scope));
+}
