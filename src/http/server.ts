@@ -59,6 +59,15 @@ export async function startServer(
     },
   );
   server.maxConnections = limits.maxConnections;
+  // A client's FIN ends only its sending side (a half-close: `socket.end()` after the request,
+  // `curl` with its input ended, some proxies). Node's default takes it for a closed
+  // connection: it ends its own side at once, the socket closes and the request in flight is
+  // destroyed before its body is read, so the client gets no answer and the log a 500. With
+  // this (not in @types/node, but Node's own switch since 0.x) Node answers the requests
+  // already received and ends the connection after the last one. A client that closed
+  // completely is still found out: the next write gets a reset, which ends a stream through
+  // the client-disconnect path as before.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   let inFlight = 0;
   let draining = false;
   const idleWaiters: (() => void)[] = [];
