@@ -17,6 +17,7 @@ import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { createApp } from './app.js';
+import { answerParserRefusals } from './parser-refusals.js';
 import type { RouteDefinition } from './route-table.js';
 
 /** After the drain deadline cut the connections: how long their settling may take before the process stops anyway. */
@@ -68,6 +69,8 @@ export async function startServer(
   // completely is still found out: the next write gets a reset, which ends a stream through
   // the client-disconnect path as before.
   (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Requests the parser refuses (bad framing, too large headers, timeouts) get the catalog's JSON error.
+  answerParserRefusals(server, limits, services.logger);
   let inFlight = 0;
   let draining = false;
   const idleWaiters: (() => void)[] = [];
