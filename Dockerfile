@@ -47,7 +47,7 @@ USER gateway
 # SQLite (when no database URL is set) and the files of storage.blobs kind local live here.
 VOLUME /var/lib/gateway
 EXPOSE 8080
-# Liveness only: /readyz also fails while PostgreSQL or Redis is away, which a restart cannot mend.
+# Liveness only: /readyz also fails while PostgreSQL is away, which a restart cannot mend.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/opt/gateway/bin/gateway"]
