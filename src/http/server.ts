@@ -47,6 +47,8 @@ export async function startServer(
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // How often both are checked (Node's default, 30 s, would let a 20 s limit run to 50 s).
+      // A request without Host is refused by requestContext with the catalog's error (Node's own refusal has no body).
+      requireHostHeader: false,
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
     },
     (request, response) => {

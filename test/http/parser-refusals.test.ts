@@ -2,12 +2,16 @@
 // catalog's error in OpenAI's shape, with a request id and `Connection: close`, instead of
 // Node's bare status line with no body (before: `HTTP/1.1 400 Bad Request` and nothing else).
 // Each is sent on a raw socket, since no HTTP client sends such requests on purpose.
+import http from 'node:http';
 import net from 'node:net';
+import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
 import { parse } from 'yaml';
+import { answerParserRefusals } from '../../src/http/parser-refusals.js';
 import { createTestDatabase } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { capturedLogger, exampleConfigPath, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 interface RawAnswer {
@@ -114,6 +118,27 @@ test('a character HTTP does not allow in a header name or value → 400 malforme
   assertRefusal(t, firstAnswer(await exchange(gateway, 'GET /v1/models HTTP/1.1\r\nHost: gateway\r\nX-Bad-Value: a\u0000b\r\n\r\n')), 'HTTP/1.1 400 Bad Request', expected);
 });
 
+test('an HTTP/1.1 request without Host → 400 malformed_http_request, in the request log; HTTP/1.0 needs none', async (t) => {
+  const { gateway } = await startTestGateway(t);
+  const answer = firstAnswer(await exchange(gateway, 'GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n'));
+  t.is(answer.statusLine, 'HTTP/1.1 400 Bad Request');
+  t.is(answer.headers['content-type'], 'application/json; charset=utf-8');
+  t.deepEqual(answer.body, {
+    error: { message: 'The request is not valid HTTP/1.1: it has no Host header; nothing was done.', type: 'invalid_request_error', param: null, code: 'malformed_http_request' },
+  });
+  const logged = await eventually(
+    async () => {
+      await gateway.services.requestLog.flush();
+      return gateway.services.db('request_log').where({ request_id: answer.headers['x-request-id'] }).first('status', 'error_code');
+    },
+    { what: 'the request log row of the request without Host' },
+  );
+  t.deepEqual(logged, { status: 400, error_code: 'malformed_http_request' });
+  const old = firstAnswer(await exchange(gateway, 'GET /healthz HTTP/1.0\r\n\r\n'));
+  t.is(old.statusLine, 'HTTP/1.1 200 OK');
+  t.deepEqual(old.body, { status: 'ok' });
+});
+
 test('chunk extensions over 16 KB → 413 chunk_extensions_too_large', async (t) => {
   const { gateway } = await startTestGateway(t);
   const answer = firstAnswer(await exchange(gateway, `${await keyedChatHead(gateway)}Transfer-Encoding: chunked\r\n\r\n2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`));
@@ -164,4 +189,20 @@ test('keep-alive: a good request answered on a connection before a refused one; 
   const after = await fetch(`${gateway.url}/healthz`);
   t.is(after.status, 200);
   t.deepEqual(await after.json(), { status: 'ok' });
+});
+
+test('a socket that failed (ECONNRESET, EPIPE: the client is gone) is closed without a byte and without a log line', (t) => {
+  // A reset cannot be read back by a client that sent it, so the socket is observed directly.
+  const server = http.createServer();
+  const { logger, lines } = capturedLogger();
+  answerParserRefusals(server, { headersTimeoutMs: 1000, requestTimeoutMs: 2000 }, logger);
+  for (const code of ['ECONNRESET', 'EPIPE']) {
+    const socket = new PassThrough();
+    const written: unknown[] = [];
+    socket.write = ((chunk: unknown) => (written.push(chunk), true)) as typeof socket.write;
+    server.emit('clientError', Object.assign(new Error(`read ${code}`), { code }), socket);
+    t.deepEqual(written, [], code);
+    t.true(socket.destroyed, code);
+  }
+  t.deepEqual(lines, []);
 });
