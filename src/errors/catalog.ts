@@ -46,7 +46,7 @@ export const errorCatalog = {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: 'the client closed the connection before its upload ended (logged; nothing of it is kept)',
   },
-  // Refused by Node's HTTP parser before any route (src/http/parser-refusals.ts): always OpenAI's shape, the connection closed after it.
+  // Refused at the HTTP layer, before any route (src/http/parser-refusals.ts: OpenAI's shape, the connection closed after it; a missing Host: requestContext).
   malformed_http_request: {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: 'the request is not valid HTTP/1.1: a bad chunk size, both `Content-Length` and `Transfer-Encoding`, two `Content-Length`s, a character not allowed in a header, no `Host`, a body cut short by the client (the message says which)',

@@ -46,9 +46,9 @@ export async function startServer(
       // Node measures it until the request is fully received: it never cuts a long (streamed) response.
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // How often both are checked (Node's default, 30 s, would let a 20 s limit run to 50 s).
       // A request without Host is refused by requestContext with the catalog's error (Node's own refusal has no body).
       requireHostHeader: false,
+      // How often both are checked (Node's default, 30 s, would let a 20 s limit run to 50 s).
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
     },
     (request, response) => {
@@ -62,8 +62,8 @@ export async function startServer(
     },
   );
   server.maxConnections = limits.maxConnections;
-  // A client's FIN ends only its sending side (a half-close: `socket.end()` after the request,
-  // `curl` with its input ended, some proxies). Node's default takes it for a closed
+  // A client's FIN ends only its sending side (a half-close: `socket.end()` right after writing
+  // the request, as some clients and scripts do). Node's default takes it for a closed
   // connection: it ends its own side at once, the socket closes and the request in flight is
   // destroyed before its body is read, so the client gets no answer and the log a 500. With
   // this (not in @types/node, but Node's own switch since 0.x) Node answers the requests
