@@ -50,7 +50,7 @@ USER gateway
 # also the serve and worker containers that keep nothing there (PostgreSQL and S3), left behind
 # unnamed at each recreation.
 EXPOSE 8080
-# Liveness only: /readyz also fails while PostgreSQL or Redis is away, which a restart cannot mend.
+# Liveness only: /readyz also fails while PostgreSQL is away, which a restart cannot mend.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.GATEWAY_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/opt/gateway/bin/gateway"]

@@ -46,6 +46,23 @@ export const errorCatalog = {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: 'the client closed the connection before its upload ended (logged; nothing of it is kept)',
   },
+  // Refused at the HTTP layer, before any route (src/http/parser-refusals.ts: OpenAI's shape, the connection closed after it; a missing Host: requestContext).
+  malformed_http_request: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'the request is not valid HTTP/1.1: a bad chunk size, both `Content-Length` and `Transfer-Encoding`, two `Content-Length`s, a character not allowed in a header, no `Host`, a body cut short by the client (the message says which)',
+  },
+  request_timeout: {
+    status: 408, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'the headers did not arrive within `server.headers_timeout`, or the whole request within `server.request_timeout`',
+  },
+  chunk_extensions_too_large: {
+    status: 413, type: 'invalid_request_error', anthropicType: 'request_too_large', retryable: null, seenIn: 'http',
+    description: "a chunk of a chunked body whose extensions are over Node's limit (16 KB)",
+  },
+  request_headers_too_large: {
+    status: 431, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: "the request's headers are over 16 KB in all (too many or too large)",
+  },
   context_length_exceeded: {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: "input (+ `max_tokens`) over the model's `context_window`; `param` is `messages` (`input` on responses), worded as each vendor words it",

@@ -20,6 +20,7 @@ import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { ConfigError } from '../config/load.js';
 import { createApp } from './app.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { answerParserRefusals } from './parser-refusals.js';
 import { routeTable, type RouteDefinition } from './route-table.js';
 
 /** After the drain deadline cut the connections: how long their settling may take before the process stops anyway. */
@@ -57,6 +58,8 @@ export async function startServer(
       // Node measures it until the request is fully received: it never cuts a long (streamed) response.
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // A request without Host is refused by requestContext with the catalog's error (Node's own refusal has no body).
+      requireHostHeader: false,
       // How often both are checked (Node's default, 30 s, would let a 20 s limit run to 50 s).
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
     },
@@ -71,6 +74,17 @@ export async function startServer(
     },
   );
   server.maxConnections = limits.maxConnections;
+  // A client's FIN ends only its sending side (a half-close: `socket.end()` right after writing
+  // the request, as some clients and scripts do). Node's default takes it for a closed
+  // connection: it ends its own side at once, the socket closes and the request in flight is
+  // destroyed before its body is read, so the client gets no answer and the log a 500. With
+  // this (not in @types/node, but Node's own switch since 0.x) Node answers the requests
+  // already received and ends the connection after the last one. A client that closed
+  // completely is still found out: the next write gets a reset, which ends a stream through
+  // the client-disconnect path as before.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Requests the parser refuses (bad framing, too large headers, timeouts) get the catalog's JSON error.
+  answerParserRefusals(server, limits, services.logger);
   let inFlight = 0;
   let draining = false;
   const idleWaiters: (() => void)[] = [];

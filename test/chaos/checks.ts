@@ -215,7 +215,7 @@ export class Checker {
     return problems;
   }
 
-  /** Each serve process answers /healthz and, with everything restored, /readyz (polled: readiness may take a moment after a cut). */
+  /** Each serve process answers /healthz and, with everything restored, /readyz ready, not degraded (polled: readiness may take a moment after a cut). */
   private async healthProblems(): Promise<string[]> {
     const problems: string[] = [];
     for (const role of ['victim', 'steady'] as const) {
@@ -224,8 +224,12 @@ export class Checker {
         const until = Date.now() + this.settleMs;
         let last = '';
         for (;;) {
+          // A 200 "degraded" /readyz (Redis not back under cache.on_unavailable=open) is not ready.
           const status = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5000) }).then(
-            async (response) => (await response.arrayBuffer(), response.status),
+            async (response) => {
+              const body = (await response.json().catch(() => undefined)) as { status?: string } | undefined;
+              return response.status === 200 && body?.status === 'degraded' ? '200 degraded' : response.status;
+            },
             (error: Error) => error.message,
           );
           if (status === 200) break;

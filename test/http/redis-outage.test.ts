@@ -1,5 +1,7 @@
 // A Redis outage costs a keyed request at most cache.timeout, never a hang (before: every keyed
-// request waited for as long as Redis was down, and /readyz said ready). Redis sits behind a
+// request waited for as long as Redis was down, and /readyz said ready). /readyz says so: 200
+// "degraded" naming the cache under "open" (every instance keeps serving; a 503 from all of them
+// would have a load balancer pull them all), 503 under "closed". Redis sits behind a
 // loopback TCP proxy that the tests cut (connections reset and refused), stall (connections
 // open, no byte passes) and restore. Policies: "open" falls back to each process's own limiter,
 // "closed" answers 503 with Retry-After in the route's error dialect. Recovery needs no restart.
@@ -58,18 +60,18 @@ const history = (gateway: TestGateway, key: string) =>
 
 const readyz = (gateway: TestGateway) => fetch(`${gateway.url}/readyz`).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
 
-/** Polls /readyz until it has the status (each poll is an answer: /readyz itself is bounded by cache.timeout). */
-async function untilReady(gateway: TestGateway, status: number): Promise<{ status: number; body: any }> {
+/** Polls /readyz until it says ready (Redis answers again: a 200 "degraded" is not that). Each poll is an answer: /readyz itself is bounded by cache.timeout. */
+async function untilReady(gateway: TestGateway): Promise<{ status: number; body: any }> {
   return eventually(
     async () => {
       const answer = await readyz(gateway);
-      return answer.status === status ? answer : undefined;
+      return answer.body.status === 'ready' ? answer : undefined;
     },
-    { what: `/readyz answers ${status}`, intervalMs: 50 },
+    { what: '/readyz says ready', intervalMs: 50 },
   );
 }
 
-redisTest('on_unavailable=open: cut Redis → keyed requests answer 200 at once, each process limits on its own, /readyz 503; restored → limits shared again', async (t) => {
+redisTest('on_unavailable=open: cut Redis → keyed requests answer 200 at once, each process limits on its own, /readyz 200 degraded naming the cache; restored → limits shared again', async (t) => {
   t.timeout(60_000);
   const database = await createTestDatabase('sqlite');
   t.teardown(() => database.drop());
@@ -86,14 +88,21 @@ redisTest('on_unavailable=open: cut Redis → keyed requests answer 200 at once,
   t.is((await history(first, key)).status, 200);
   t.is((await history(first, key)).status, 429);
   t.is((await history(second, key)).status, 200);
-  const notReady = await readyz(first);
-  t.is(notReady.status, 503);
-  t.is(notReady.body.status, 'unavailable');
-  t.is(notReady.body.reason, `cache unreachable: Redis at redis://127.0.0.1:${proxy.port} (cache.on_unavailable=open)`);
+  // Still in service for a load balancer, saying what is missing.
+  for (const gateway of [first, second]) {
+    t.deepEqual(await readyz(gateway), {
+      status: 200,
+      body: {
+        status: 'degraded',
+        dependency: 'cache',
+        reason: `cache unreachable: Redis at redis://127.0.0.1:${proxy.port} (cache.on_unavailable=open): serving, each process limiting keys on its own until Redis is back`,
+      },
+    });
+  }
 
   proxy.restore();
-  await untilReady(first, 200);
-  await untilReady(second, 200);
+  await untilReady(first);
+  await untilReady(second);
   // Shared again: a 3-per-minute key gets 3 admissions across both processes, not 3 each.
   const { key: shared } = await first.newClient({ rpm: 3 });
   const statuses = [];
@@ -147,12 +156,14 @@ redisTest('on_unavailable=open: a stalled Redis (connection open, no answer) cos
   t.is((await answeredWithin(history(gateway, key), 'keyed request with Redis stalled')).status, 200);
   t.is(await answeredWithin(tracker.cachedTokens('sim/chat', conversation), 'prefix lookup with Redis stalled'), 0, 'a lookup that cannot be made is a miss');
   t.is((await answeredWithin(chat(), 'chat with Redis stalled')).status, 200);
-  const notReady = await answeredWithin(readyz(gateway), '/readyz with Redis stalled');
-  t.is(notReady.status, 503);
-  t.regex(notReady.body.reason, /^cache unreachable: Redis at redis:\/\/127\.0\.0\.1:\d+(: no answer within 1000 ms)? \(cache\.on_unavailable=open\)$/);
+  const degraded = await answeredWithin(readyz(gateway), '/readyz with Redis stalled');
+  t.is(degraded.status, 200);
+  t.is(degraded.body.status, 'degraded');
+  t.is(degraded.body.dependency, 'cache');
+  t.regex(degraded.body.reason, /^cache unreachable: Redis at redis:\/\/127\.0\.0\.1:\d+(: no answer within 1000 ms)? \(cache\.on_unavailable=open\): serving, each process limiting keys on its own until Redis is back$/);
 
   proxy.restore();
-  await untilReady(gateway, 200);
+  await untilReady(gateway);
   t.is((await history(gateway, key)).status, 200);
   t.is(await tracker.cachedTokens('sim/chat', conversation), remembered, 'the remembered prefix is found again');
   countRun('redis');
@@ -195,10 +206,13 @@ redisTest('on_unavailable=closed: cut Redis → 503 with Retry-After in the rout
   t.is(messagesBody.error.type, 'api_error');
   t.is(messagesBody.error.message, 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.');
   t.is((await database.db('holds').where({ account_id: accountId }).count({ n: '*' }).first())?.n, 0, 'nothing was held');
-  t.is((await readyz(gateway)).status, 503);
+  t.deepEqual(await readyz(gateway), {
+    status: 503,
+    body: { status: 'unavailable', dependency: 'cache', reason: `cache unreachable: Redis at redis://127.0.0.1:${proxy.port} (cache.on_unavailable=closed)` },
+  });
 
   proxy.restore();
-  await untilReady(gateway, 200);
+  await untilReady(gateway);
   t.is((await history(gateway, key)).status, 200);
   countRun('redis');
 });

@@ -95,6 +95,11 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
     ctx.set('x-request-id', requestId);
     ctx.set('request-id', requestId);
     try {
+      // HTTP/1.1 requires Host. Node's own check (requireHostHeader, turned off in server.ts)
+      // would answer a bare 400 without a body; this one answers the catalog's error.
+      if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
+        throw new GatewayError('malformed_http_request', 'The request is not valid HTTP/1.1: it has no Host header; nothing was done.');
+      }
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new GatewayError('unknown_endpoint', `Unknown endpoint: ${ctx.method} ${ctx.path}`);
     } catch (error) {

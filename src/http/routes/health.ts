@@ -6,39 +6,45 @@ export const healthz: Handler = (ctx) => {
   ctx.body = { status: 'ok' };
 };
 
-/** Ready when the database answers, Redis (if configured) answers within cache.timeout, and the blob store (storage.blobs) can be used. */
+/**
+ * Ready when the database answers, Redis (if configured) answers within cache.timeout, and the
+ * blob store (storage.blobs) can be used. A load balancer takes an instance out on a 503, so
+ * only what stops this instance from serving is one: the database, the blob store, and Redis
+ * under `cache.on_unavailable: closed` (keyed requests are refused then). Under `open` a Redis
+ * outage is answered 200 `degraded`, naming it: every instance serves on with its own rate
+ * limiter, and a 503 from all of them at once would turn a harmless outage into a full one.
+ */
 export const readyz: Handler = async (ctx, services) => {
+  const unavailable = (dependency: string, reason: string) => {
+    ctx.status = 503;
+    ctx.body = { status: 'unavailable', dependency, reason };
+  };
   try {
     await services.db.raw('select 1');
   } catch (error) {
-    ctx.status = 503;
-    ctx.body = { status: 'unavailable', reason: `database unreachable: ${(error as Error).message}` };
-    return;
+    return unavailable('database', `database unreachable: ${(error as Error).message}`);
   }
+  let degraded: { dependency: string; reason: string } | undefined;
   const { redis } = services;
   if (redis) {
     try {
       await redis.ping();
     } catch (error) {
-      ctx.status = 503;
       const cause = (error as Error).cause;
       const why = cause instanceof Error ? `: ${cause.message}` : '';
-      ctx.body = {
-        status: 'unavailable',
-        reason: `cache unreachable: Redis at ${redis.displayUrl}${why} (cache.on_unavailable=${services.config.cache.onUnavailable})`,
-      };
-      return;
+      const policy = services.config.cache.onUnavailable;
+      const reason = `cache unreachable: Redis at ${redis.displayUrl}${why} (cache.on_unavailable=${policy})`;
+      if (policy === 'closed') return unavailable('cache', reason);
+      degraded = { dependency: 'cache', reason: `${reason}: serving, each process limiting keys on its own until Redis is back` };
     }
   }
   // The blob store: every file route and job result needs it (an S3 store: its bucket answers within 3 s).
   try {
     await services.blobs.check();
   } catch (error) {
-    ctx.status = 503;
-    ctx.body = { status: 'unavailable', reason: `file storage unavailable: ${(error as Error).message}` };
-    return;
+    return unavailable('storage', `file storage unavailable: ${(error as Error).message}`);
   }
-  ctx.body = { status: 'ready' };
+  ctx.body = degraded ? { status: 'degraded', ...degraded } : { status: 'ready' };
 };
 
 /** Prometheus text, to whom src/http/metrics-access.ts admits. */
