@@ -18,10 +18,10 @@ export const inFlightLeaseMs = 60_000;
 // KEYS[1] = the bucket; ARGV = now, ms to add.
 const addTokensScript = `
 local now = tonumber(ARGV[1])
-local until = tonumber(redis.call('GET', KEYS[1]) or 0)
-if until < now then until = now end
-until = until + tonumber(ARGV[2])
-redis.call('SET', KEYS[1], tostring(until), 'PX', math.ceil(until - now) + 1000)
+local full = tonumber(redis.call('GET', KEYS[1]) or 0)
+if full < now then full = now end
+full = full + tonumber(ARGV[2])
+redis.call('SET', KEYS[1], tostring(full), 'PX', math.ceil(full - now) + 1000)
 return 1
 `;
 
