@@ -167,7 +167,7 @@ export async function openServerServices(
   else if (redis) rateLimiter = new RedisRateLimiterWithFallback(new RedisRateLimiter(redis.client), redis, onUnavailable);
   else rateLimiter = new MemoryRateLimiter();
   const keyLimits = new KeyLimits(
-    redis ? new RedisKeyLimitStoreWithFallback(new RedisKeyLimitStore(redis.client, base.now), redis, onUnavailable) : new MemoryKeyLimitStore(),
+    redis ? new RedisKeyLimitStoreWithFallback(new RedisKeyLimitStore(redis.client, base.now, undefined, (command) => redis.run(() => command())), redis, onUnavailable) : new MemoryKeyLimitStore(),
     base.now,
     (error, keyId) => base.logger.warn({ err: error, key_id: keyId }, "a call's tokens could not be counted against its key's tokens per minute"),
   );

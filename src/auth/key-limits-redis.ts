@@ -44,6 +44,8 @@ export class RedisKeyLimitStore implements KeyLimitStore {
     private readonly client: RedisClient,
     private readonly now: () => number,
     private readonly namespace = 'gateway:',
+    /** How the background commands (a release, the renewals) are sent: within cache.timeout when given a connection's `run`. */
+    private readonly run: <T>(command: () => Promise<T>) => Promise<T> = (command) => command(),
   ) {}
 
   async tokensFullUntil(keyId: string): Promise<number> {
@@ -61,9 +63,11 @@ export class RedisKeyLimitStore implements KeyLimitStore {
     this.live.set(requestId, set);
     this.renewal ??= setInterval(() => void this.renew(), inFlightLeaseMs / 3).unref();
     return async () => {
+      // Forgotten here first, whatever Redis does next: a slot Redis did not drop is no longer
+      // renewed, so its lease ends it.
       if (!this.live.delete(requestId)) return;
       if (this.live.size === 0) this.stopRenewal();
-      await this.client.zRem(set, requestId);
+      await this.run(() => this.client.zRem(set, requestId));
     };
   }
 
@@ -75,7 +79,7 @@ export class RedisKeyLimitStore implements KeyLimitStore {
       const until = this.now() + inFlightLeaseMs;
       const batch = this.client.multi();
       for (const [requestId, set] of this.live) batch.zAdd(set, { score: until, value: requestId }, { condition: 'XX' });
-      await batch.exec();
+      await this.run(() => batch.exec());
     } catch {
       // Redis is away: the leases run on; the next renewal (or the slots' release) tries again.
     } finally {
@@ -142,7 +146,7 @@ export class RedisKeyLimitStoreWithFallback implements KeyLimitStore {
       let entering: Promise<ReleaseSlot | null> | undefined;
       try {
         const release = await this.connection.run(() => (entering = this.redis.enter(keyId, requestId, max, now)));
-        return release && (() => this.connection.run(release).catch(() => undefined));
+        return release && (() => release().catch(() => undefined));
       } catch (error) {
         failure = error;
         // Timed out, but Redis may still admit it: a slot that arrives late is given back at once.
