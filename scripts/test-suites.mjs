@@ -17,6 +17,7 @@ export const processSuites = [
   'test/cli/files-migrate-store.test.ts',
   'test/cli/infrastructure-errors.test.ts',
   'test/cli/jobs-cli.test.ts',
+  'test/cli/key-limits-cli.test.ts',
   'test/cli/manifest.test.ts',
   'test/cli/operator-cli.test.ts',
   'test/cli/reconcile-cli.test.ts',

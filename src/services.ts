@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { type Cabinet, openCabinet } from './cabinet/cabinet.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { KeyLimits, MemoryKeyLimitStore } from './auth/key-limits.js';
+import { RedisKeyLimitStore, RedisKeyLimitStoreWithFallback } from './auth/key-limits-redis.js';
 import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
@@ -58,6 +60,8 @@ export interface Services {
 
 export interface ServerServices extends Services {
   readonly rateLimiter: RateLimiter;
+  /** A key's tokens per minute and requests in flight (Redis when configured, like the rate limiter). */
+  readonly keyLimits: KeyLimits;
   /** The shared Redis connection when cache.url is redis:// (readiness checks it). */
   readonly redis: RedisConnection | undefined;
   readonly metrics: Metrics;
@@ -162,6 +166,11 @@ export async function openServerServices(
   if (options.rateLimiter) rateLimiter = options.rateLimiter;
   else if (redis) rateLimiter = new RedisRateLimiterWithFallback(new RedisRateLimiter(redis.client), redis, onUnavailable);
   else rateLimiter = new MemoryRateLimiter();
+  const keyLimits = new KeyLimits(
+    redis ? new RedisKeyLimitStoreWithFallback(new RedisKeyLimitStore(redis.client, base.now, undefined, (command) => redis.run(() => command())), redis, onUnavailable) : new MemoryKeyLimitStore(),
+    base.now,
+    (error, keyId) => base.logger.warn({ err: error, key_id: keyId }, "a call's tokens could not be counted against its key's tokens per minute"),
+  );
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
   const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
@@ -197,6 +206,7 @@ export async function openServerServices(
   return {
     ...base,
     rateLimiter,
+    keyLimits,
     redis,
     metrics,
     upstreamObserver,
@@ -223,6 +233,7 @@ export async function openServerServices(
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
       await simulator?.close();
       await rateLimiter.close();
+      await keyLimits.close();
       await redis?.close(); // the prefix store's client too
       await base.close();
     },

@@ -10,6 +10,7 @@ export default class KeysCreate extends GatewayCommand {
   static override examples = [
     '<%= config.bin %> keys create --account acme',
     '<%= config.bin %> keys create --account acme --scopes chat,images --name web --rpm 120',
+    '<%= config.bin %> keys create --account acme --tpm 100000 --max-in-flight 4',
     "<%= config.bin %> keys create --account acme --expires 30d --models 'gpt-4o,sim/*' --allow-ips 10.0.0.0/8,203.0.113.7 --budget 100 --budget-period day",
   ];
   static override flags = {

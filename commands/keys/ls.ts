@@ -22,8 +22,9 @@ export default class KeysLs extends GatewayCommand {
           models: row.models?.join(',') ?? 'any',
           allowed_ips: row.allowed_ips?.join(',') ?? 'any',
           budget: row.budget_rub === null ? 'none' : `${row.budget_rub}/${row.budget_period}`,
+          in_flight: row.max_in_flight,
         })),
-        ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'status', 'expires_at', 'models', 'allowed_ips', 'budget', 'last_used_at'],
+        ['id', 'account_id', 'key', 'name', 'scopes', 'rpm', 'tpm', 'in_flight', 'status', 'expires_at', 'models', 'allowed_ips', 'budget', 'last_used_at'],
       );
       return { json: wholeList(rows), text };
     });

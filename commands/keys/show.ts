@@ -5,7 +5,7 @@ import { GatewayCommand, isoTime } from '../../src/cli/base-command.js';
 import { keyStatus, presentKey } from '../../src/cli/present.js';
 
 export default class KeysShow extends GatewayCommand {
-  static override description = "Show one API key (never its secret): scopes, rpm, expiry, models, addresses, and its budget with what is spent (charged + held) in the current period";
+  static override description = "Show one API key (never its secret): scopes, rpm, tokens per minute, requests in flight, expiry, models, addresses, and its budget with what is spent (charged + held) in the current period";
   static override examples = ['<%= config.bin %> keys show key_…', '<%= config.bin %> keys show key_… --json'];
   static override args = { id: Args.string({ description: 'key id (key_…)', required: true }) };
 

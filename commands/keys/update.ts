@@ -9,11 +9,12 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 
 export default class KeysUpdate extends GatewayCommand {
   static override description =
-    "Change a key's expiry, models, addresses, budget, rpm or name without reissuing its secret; seen from the key's next request in every process. Written to the audit log";
+    "Change a key's expiry, models, addresses, budget, rpm, tokens per minute, requests in flight or name without reissuing its secret; seen from the key's next request in every process. Written to the audit log";
   static override examples = [
     '<%= config.bin %> keys update key_… --expires 2027-01-31',
     "<%= config.bin %> keys update key_… --models 'gpt-4o,sim/*' --allow-ips any --budget 50 --budget-period week --json",
     '<%= config.bin %> keys update key_… --expires never --budget off',
+    '<%= config.bin %> keys update key_… --tpm 50000 --max-in-flight none',
   ];
   static override args = { id: Args.string({ description: 'key id (key_…)', required: true }) };
   static override flags = {
@@ -27,7 +28,7 @@ export default class KeysUpdate extends GatewayCommand {
     await this.runWithServices(flags, async ({ apiKeys, now }) => {
       const current = await apiKeys.find(args.id);
       const controls = { ...controlsFromFlags(flags, now(), { currentPeriod: current.budgetPeriod }), ...rpmAndName(flags) };
-      if (Object.keys(controls).length === 0) throw new GatewayError('invalid_argument', 'nothing to change: give --expires, --models, --allow-ips, --budget, --budget-period, --rpm or --name');
+      if (Object.keys(controls).length === 0) throw new GatewayError('invalid_argument', 'nothing to change: give --expires, --models, --allow-ips, --budget, --budget-period, --tpm, --max-in-flight, --rpm or --name');
       const { before, after } = await apiKeys.update(args.id, controls, { actor: cliActor() });
       const [from, to] = [presentControls(before), presentControls(after)];
       const changed = (Object.keys(to) as (keyof typeof to)[]).filter((field) => JSON.stringify(from[field]) !== JSON.stringify(to[field]));

@@ -5,7 +5,7 @@
 // Pure: zod and the money parser only.
 import { z } from 'zod';
 import { auditActions } from '../audit/audit-log.js';
-import { budgetPeriods } from '../auth/key-policy.js';
+import { budgetPeriods, maxRequestsInFlight, maxTokensPerMinute } from '../auth/key-policy.js';
 import { allScopes } from '../auth/scopes.js';
 import { usageGroupings } from '../billing/usage-report.js';
 import { parseRub } from '../billing/money.js';
@@ -87,6 +87,8 @@ const keyFields = {
   last4: z.string(),
   scopes: z.array(z.enum(allScopes)),
   rpm: z.number().int().nullable(),
+  tpm: z.number().int().nullable().describe('tokens per minute (input + output, counted at settle); null: no limit'),
+  max_in_flight: z.number().int().nullable().describe('requests in flight at once at most; null: no limit'),
   expires_at: nullableIso,
   models: z.array(z.string()).nullable(),
   allowed_ips: z.array(z.string()).nullable(),
@@ -107,6 +109,8 @@ export const createKeyBody = z.object({
   name: z.string().max(200).nullish(),
   scopes: z.array(z.enum(allScopes)).min(1).optional().describe('default: every scope'),
   rpm: z.number().int().min(1).max(1_000_000).nullish().describe('requests per minute (default: rate_limit.requests_per_minute)'),
+  tpm: z.number().int().min(0).max(maxTokensPerMinute).nullish().describe('tokens per minute (input + output, counted at settle; 429 once reached); null or 0: no limit'),
+  max_in_flight: z.number().int().min(0).max(maxRequestsInFlight).nullish().describe('requests of the key in flight at once at most (429 beyond); null or 0: no limit'),
   expires: z.string().max(100).optional().describe('a duration from now (30d, 12h, 90m, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone, or never'),
   models: z.array(z.string().max(200)).min(1).max(100).nullish().describe('model ids or glob patterns the key may use; null: any'),
   allowed_ips: z.array(z.string().max(64)).min(1).max(100).nullish().describe('IPv4/IPv6 addresses or CIDR blocks; null: any'),

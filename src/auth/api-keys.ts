@@ -5,7 +5,7 @@
 // - most routes look the key up on every request;
 // - the chat routes (most traffic) may take it from this process's cache of keys seen live:
 //   a key changes after creation only by its revocation or a `keys update` (expiry, models,
-//   addresses, budget, rpm: each bumps api_keys.revision), and their hold re-checks both in
+//   addresses, budget, rpm, tpm, in-flight: each bumps api_keys.revision), and their hold re-checks both in
 //   the hold's own statement (Ledger.hold with keyId and keyRevision), so the cache saves a
 //   database round trip per request without serving a revoked key past the hold. A revoked key
 //   found either way leaves the cache; a changed one is read again (refresh) and the request
@@ -31,6 +31,10 @@ export interface ApiKey {
   readonly scopes: readonly Scope[];
   /** Per-key requests per minute; null uses the configured default. */
   readonly rpm: number | null;
+  /** Tokens per minute (input + output, counted at settle), or null: no such limit (key-limits.ts). */
+  readonly tpm: number | null;
+  /** Requests of the key in flight at once at most, or null: no such limit (key-limits.ts). */
+  readonly maxInFlight: number | null;
   readonly createdAt: number;
   readonly revokedAt: number | null;
   readonly lastUsedAt: number | null;
@@ -59,6 +63,8 @@ export interface KeyControls {
   readonly budgetUnits?: bigint | null;
   readonly budgetPeriod?: BudgetPeriod | null;
   readonly rpm?: number | null;
+  readonly tpm?: number | null;
+  readonly maxInFlight?: number | null;
   readonly name?: string | null;
 }
 
@@ -78,6 +84,8 @@ export interface KeyRow {
   last4: string;
   scopes: string;
   rpm: number | null;
+  tpm: number | null;
+  max_in_flight: number | null;
   created_at: string | number;
   revoked_at: string | number | null;
   last_used_at: string | number | null;
@@ -103,6 +111,8 @@ export function keyFromRow(row: KeyRow): ApiKey {
     last4: row.last4,
     scopes: row.scopes.split(',').filter((s): s is Scope => (allScopes as readonly string[]).includes(s)),
     rpm: row.rpm === null ? null : Number(row.rpm),
+    tpm: optionalNumber(row.tpm),
+    maxInFlight: optionalNumber(row.max_in_flight),
     createdAt: Number(row.created_at),
     revokedAt: optionalNumber(row.revoked_at),
     lastUsedAt: optionalNumber(row.last_used_at),
@@ -125,6 +135,8 @@ function controlColumns(controls: KeyControls): Partial<KeyRow> {
   if (controls.budgetUnits !== undefined) columns.budget_units = controls.budgetUnits === null ? null : unitsToSql(controls.budgetUnits);
   if (controls.budgetPeriod !== undefined) columns.budget_period = controls.budgetPeriod;
   if (controls.rpm !== undefined) columns.rpm = controls.rpm;
+  if (controls.tpm !== undefined) columns.tpm = controls.tpm;
+  if (controls.maxInFlight !== undefined) columns.max_in_flight = controls.maxInFlight;
   if (controls.name !== undefined) columns.name = controls.name;
   return columns;
 }
@@ -160,6 +172,8 @@ export function presentControls(apiKey: ApiKey) {
     budget_rub: apiKey.budgetUnits === null ? null : formatRub(apiKey.budgetUnits),
     budget_period: apiKey.budgetPeriod,
     rpm: apiKey.rpm,
+    tpm: apiKey.tpm,
+    max_in_flight: apiKey.maxInFlight,
     name: apiKey.name,
   };
 }
@@ -203,6 +217,8 @@ export class ApiKeys {
       last4: key.slice(-4),
       scopes: (options.scopes ?? allScopes).join(','),
       rpm: options.rpm ?? null,
+      tpm: null,
+      max_in_flight: null,
       created_at: this.now(),
       revoked_at: null,
       last_used_at: null,
@@ -229,7 +245,7 @@ export class ApiKeys {
   }
 
   /**
-   * Changes a key's controls (expiry, models, addresses, budget, rpm, name) without touching its
+   * Changes a key's controls (expiry, models, addresses, budget, rpm, tpm, in-flight, name) without touching its
    * secret, and writes the audit row in the same transaction. The revision goes up by one: a
    * process holding the key in its cache sees the change at the key's next hold (the hold
    * statement re-checks the revision) and reads the key again.

@@ -1,9 +1,9 @@
-// A key's controls (expiry, models, addresses, budget) from their text forms, as `keys create`
+// A key's controls (expiry, models, addresses, budget, tokens per minute, requests in flight) from their text forms, as `keys create`
 // and `keys update` take them and as the admin API's POST /admin/v1/accounts/:id/keys does:
 // one reading for both (parsed by key-policy.ts; a bad value is a KeyPolicyFormatError naming
 // the flag, which each surface words as its own field).
 import type { KeyControls } from './api-keys.js';
-import { parseAllowedIps, parseBudget, parseBudgetPeriod, parseExpires, parseModels } from './key-policy.js';
+import { parseAllowedIps, parseBudget, parseBudgetPeriod, parseExpires, parseMaxInFlight, parseModels, parseTokensPerMinute } from './key-policy.js';
 
 export interface KeyControlValues {
   readonly expires?: string;
@@ -14,6 +14,10 @@ export interface KeyControlValues {
   /** RUB, or `off`. */
   readonly budget?: string;
   readonly budgetPeriod?: string;
+  /** Tokens per minute, or `none`/`0`. */
+  readonly tpm?: string;
+  /** Requests in flight at once, or `none`/`0`. */
+  readonly maxInFlight?: string;
 }
 
 /** The controls the values set (undefined fields: not given). `currentPeriod`: the key's period now (update keeps it). */
@@ -28,5 +32,7 @@ export function keyControlsFrom(values: KeyControlValues, now: number, options: 
   } else if (values.budgetPeriod !== undefined) {
     controls.budgetPeriod = parseBudgetPeriod(values.budgetPeriod);
   }
+  if (values.tpm !== undefined) controls.tpm = parseTokensPerMinute(values.tpm);
+  if (values.maxInFlight !== undefined) controls.maxInFlight = parseMaxInFlight(values.maxInFlight);
   return controls;
 }

@@ -83,6 +83,29 @@ export function parseBudget(text: string): bigint | null {
   }
 }
 
+/** The largest tokens per minute a key may be given (the column is a 32-bit integer). */
+export const maxTokensPerMinute = 1_000_000_000;
+/** The most requests in flight a key may be allowed. */
+export const maxRequestsInFlight = 100_000;
+
+/** A positive whole number up to `max`, or `none`/`0` (null: no limit). */
+function parseLimit(flag: string, text: string, max: number): number | null {
+  const value = text.trim();
+  if (value === 'none' || value === '0') return null;
+  if (/^\d{1,10}$/.test(value) && Number(value) >= 1 && Number(value) <= max) return Number(value);
+  throw new KeyPolicyFormatError(flag, `"${text}" is not a whole number from 1 to ${max}, or none (0) for no limit`);
+}
+
+/** `--tpm`: tokens per minute (input + output, counted at settle); `none` or 0 removes the limit. */
+export function parseTokensPerMinute(text: string): number | null {
+  return parseLimit('tpm', text, maxTokensPerMinute);
+}
+
+/** `--max-in-flight`: requests of the key at once; `none` or 0 removes the limit. */
+export function parseMaxInFlight(text: string): number | null {
+  return parseLimit('max-in-flight', text, maxRequestsInFlight);
+}
+
 export function parseBudgetPeriod(text: string): BudgetPeriod {
   if (!(budgetPeriods as readonly string[]).includes(text)) throw new KeyPolicyFormatError('budget-period', `"${text}" is not one of ${budgetPeriods.join(', ')}`);
   return text as BudgetPeriod;

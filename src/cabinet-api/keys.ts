@@ -15,6 +15,8 @@ export function presentCabinetKey(apiKey: ApiKey) {
     last4: apiKey.last4,
     scopes: apiKey.scopes,
     rpm: apiKey.rpm,
+    tpm: apiKey.tpm,
+    max_in_flight: apiKey.maxInFlight,
     purpose: apiKey.purpose,
     created_at: seconds(apiKey.createdAt),
     last_used_at: seconds(apiKey.lastUsedAt),

@@ -31,6 +31,8 @@ export function presentKey(apiKey: ApiKey) {
     last4: apiKey.last4,
     scopes: apiKey.scopes,
     rpm: apiKey.rpm,
+    tpm: apiKey.tpm,
+    max_in_flight: apiKey.maxInFlight,
     created_at: isoTime(apiKey.createdAt),
     last_used_at: isoTime(apiKey.lastUsedAt),
     revoked_at: isoTime(apiKey.revokedAt),
@@ -51,8 +53,8 @@ export function keyStatus(apiKey: ApiKey, now: number): 'active' | 'revoked' | '
 
 /** A key just created, with its secret (`key`): what `keys create --json` and the admin API answer, once. */
 export function presentCreatedKey(apiKey: ApiKey, key: string) {
-  const { id, prefix, last4, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period } = presentKey(apiKey);
-  return { id, key, prefix, last4, scopes: apiKey.scopes, account_id, name, rpm, expires_at, models, allowed_ips, budget_rub, budget_period };
+  const { id, prefix, last4, account_id, name, rpm, tpm, max_in_flight, expires_at, models, allowed_ips, budget_rub, budget_period } = presentKey(apiKey);
+  return { id, key, prefix, last4, scopes: apiKey.scopes, account_id, name, rpm, tpm, max_in_flight, expires_at, models, allowed_ips, budget_rub, budget_period };
 }
 
 /** A topup or an adjustment as `balance topup/adjust --json` and the admin API answer it. */

@@ -264,6 +264,14 @@ export const errorCatalog = {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
     description: "the key's requests per minute are used up; integer `Retry-After` (1-60) and `retry-after-ms`",
   },
+  tokens_per_minute_exceeded: {
+    status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
+    description: "the key's tokens per minute (`--tpm`: input + output tokens of its calls, counted when each is charged) are used up; integer `Retry-After` (1-60) and `retry-after-ms`",
+  },
+  too_many_requests_in_flight: {
+    status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
+    description: "the key already has `--max-in-flight` requests running; `Retry-After: 1` and `retry-after-ms: 1000`",
+  },
   // 5xx
   internal_error: {
     status: 500, type: 'server_error', anthropicType: 'api_error', retryable: false, seenIn: 'http, cli', nullCodeInBody: true,

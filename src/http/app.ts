@@ -1,7 +1,7 @@
 // The Koa application: request context (ids, errors, observation) first, then the routes of
 // the route table. Each route's chain is assembled here from its declaration:
 // authenticate (a key, an account session or an admin) → scope (a key's, or an admin token's)
-// → rate limit → body → handler.
+// → key limits (tpm, in flight) → rate limit → body → handler.
 // Each auth kind is its own middleware, in the chains of its routes only: a `key` route runs
 // exactly what it ran before the cabinet existed.
 // Paths without parameters (the chat, media and price routes: most traffic) are looked up in
@@ -18,6 +18,7 @@ import { jsonBody as readJsonBody } from './json-body.js';
 import { metricsAccess } from './metrics-access.js';
 import { adminAuth, requireAdminScope } from './middleware/admin-auth.js';
 import { authenticate } from './middleware/authenticate.js';
+import { keyLimits } from './middleware/key-limits.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { requireScope } from './middleware/require-scope.js';
@@ -38,6 +39,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
   const auth = authenticate(services);
   const cachedAuth = authenticate(services, { cached: true });
   const limiter = rateLimit(services);
+  const limits = keyLimits(services);
   const session = sessionAuth(services);
   const admin = adminAuth(services);
   const jsonBody = readJsonBody(services.config.server.jsonLimitBytes);
@@ -49,7 +51,8 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
       if (route.auth === 'key') chain.push((route.keyCheckedByHold ? cachedAuth : auth) as Middleware);
       else chain.push(session as Middleware);
       if (route.scope) chain.push(requireScope(route.scope) as Middleware);
-      if (route.rateLimited ?? true) chain.push(limiter as Middleware);
+      // The key's own tpm and in-flight limits first: a request the rpm limiter refuses gives its slot back.
+      if (route.rateLimited ?? true) chain.push(limits as Middleware, limiter as Middleware);
     }
     if (route.auth === 'admin') chain.push(admin as Middleware, requireAdminScope(route.scope) as Middleware);
     if (route.body === 'json') chain.push(jsonBody);

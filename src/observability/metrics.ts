@@ -24,7 +24,7 @@ export const queuedJobStatuses = ['queued', 'in_progress'] as const;
 const jobKindLabels: readonly JobKind[] = ['video', 'video_upscale', 'music'];
 
 /** Reasons of gateway_refusals_total that exist (at 0) from the start. */
-export const refusalReasons = ['rate_limit', 'budget'] as const;
+export const refusalReasons = ['rate_limit', 'budget', 'tokens_per_minute', 'in_flight'] as const;
 
 interface RouteSeries {
   readonly latency: HistogramSeries;
@@ -94,7 +94,7 @@ export class Metrics {
   });
   readonly refusals = new Counter({
     name: 'gateway_refusals_total',
-    help: 'Requests refused before any work by a limit, by reason (rate_limit, budget)',
+    help: 'Requests refused before any work by a limit, by reason (rate_limit, budget, tokens_per_minute, in_flight)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

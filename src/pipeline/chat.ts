@@ -383,6 +383,9 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     services.usageRecords.record({ ...record, cost_units: 0 });
   }
   outcome.chargedUnits = chargedUnits;
+  // The key's tokens per minute count what the call used (cached input included), before the
+  // answer's end goes out: the client's next request sees them.
+  if (usage) await services.keyLimits.countTokens(apiKey, usage.inputTokens + usage.outputTokens);
 
   if (failure) {
     if (failure instanceof ClientGoneError) return outcome;

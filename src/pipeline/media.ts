@@ -136,6 +136,11 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
     const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id, usage });
     caller.log.chargedUnits = settlement.chargedUnits;
   }
+  if (caller.apiKey.tpm !== null) {
+    // Media calls that report tokens (embeddings, decisions) count them against the key's tpm.
+    const units = call.units(result);
+    await services.keyLimits.countTokens(caller.apiKey, (units.inputTokens ?? 0) + (units.outputTokens ?? 0));
+  }
   return result;
 }
 

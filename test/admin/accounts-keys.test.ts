@@ -133,7 +133,7 @@ testOnBackends('keys: create with controls (the secret once, and it works), list
   const call = (method: string, path: string, body?: unknown) => admin(gateway.url, { token }, method, path, body);
   const account = expectAnswer(t, await call('POST', '/admin/v1/accounts', { name: 'acme' }), 201, 'POST', '/admin/v1/accounts');
 
-  const body = { name: 'web', scopes: ['images', 'chat'], rpm: 60, expires: '30d', models: ['sim/*'], allowed_ips: ['127.0.0.1', '10.0.0.0/8'], budget_rub: '5.5', budget_period: 'day' };
+  const body = { name: 'web', scopes: ['images', 'chat'], rpm: 60, tpm: 40_000, max_in_flight: 4, expires: '30d', models: ['sim/*'], allowed_ips: ['127.0.0.1', '10.0.0.0/8'], budget_rub: '5.5', budget_period: 'day' };
   const created = expectAnswer(t, await call('POST', `/admin/v1/accounts/${account.id}/keys`, body), 201, 'POST', '/admin/v1/accounts/:id/keys');
   t.regex(created.key, /^gw-[A-Za-z0-9_-]{43}$/);
   t.deepEqual(created, {
@@ -145,6 +145,8 @@ testOnBackends('keys: create with controls (the secret once, and it works), list
     account_id: account.id,
     name: 'web',
     rpm: 60,
+    tpm: 40_000,
+    max_in_flight: 4,
     expires_at: new Date(start + 30 * 86_400_000).toISOString(),
     models: ['sim/*'],
     allowed_ips: ['127.0.0.1', '10.0.0.0/8'],
@@ -157,13 +159,21 @@ testOnBackends('keys: create with controls (the secret once, and it works), list
   t.false(JSON.stringify(await database.db('api_keys').where({ id: created.id }).first()).includes(created.key));
 
   const plain = expectAnswer(t, await call('POST', '/admin/v1/accounts/acme/keys', {}), 201, 'POST', '/admin/v1/accounts/:id/keys');
-  t.like(plain, { scopes: ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings'], name: null, rpm: null, expires_at: null, models: null, allowed_ips: null, budget_rub: null, budget_period: null });
+  expectAnswer(t, await call('POST', '/admin/v1/accounts', { name: 'zero' }), 201, 'POST', '/admin/v1/accounts');
+  const zero = expectAnswer(t, await call('POST', '/admin/v1/accounts/zero/keys', { tpm: 0, max_in_flight: null }), 201, 'POST', '/admin/v1/accounts/:id/keys');
+  t.like(zero, { tpm: null, max_in_flight: null }, '0 or null: no limit');
+  t.like(plain, { scopes: ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings'], name: null, rpm: null, tpm: null, max_in_flight: null, expires_at: null, models: null, allowed_ips: null, budget_rub: null, budget_period: null });
 
   for (const [bad, field] of [
     [{ scopes: ['chat', 'admin'] }, 'scopes.1'],
     [{ scopes: [] }, 'scopes'],
     [{ rpm: 0 }, 'rpm'],
     [{ rpm: '60' }, 'rpm'],
+    [{ tpm: -1 }, 'tpm'],
+    [{ tpm: 1.5 }, 'tpm'],
+    [{ tpm: 1_000_000_001 }, 'tpm'],
+    [{ max_in_flight: -1 }, 'max_in_flight'],
+    [{ max_in_flight: '4' }, 'max_in_flight'],
     [{ expires: 'yesterday' }, 'expires'],
     [{ expires: '2020-01-01' }, 'expires'],
     [{ models: ['sim chat'] }, 'models'],
@@ -212,6 +222,8 @@ testOnBackends('keys: create with controls (the secret once, and it works), list
     name: 'web',
     scopes: ['chat', 'images'],
     rpm: 60,
+    tpm: 40_000,
+    max_in_flight: 4,
     prefix: 'gw',
     last4: created.last4,
     expires_at: created.expires_at,

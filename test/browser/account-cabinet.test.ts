@@ -54,12 +54,14 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   await page.getByRole('checkbox', { name: 'images' }).check();
   await page.getByRole('checkbox', { name: 'video' }).check();
   await page.getByLabel('Requests per minute (optional)').fill('600');
+  await page.getByLabel('Tokens per minute (optional)').fill('100000');
+  await page.getByLabel('Requests at once (optional)').fill('4');
   await page.getByRole('button', { name: 'Create key' }).click();
   const secret = await page.getByTestId('new-key-secret').innerText();
   t.regex(secret, /^gw-[\w-]{43}$/);
   const row = page.locator('tr', { hasText: 'sdk' });
   await row.waitFor();
-  t.regex(await row.innerText(), /chat, images, video\s+600/);
+  t.regex(await row.innerText(), /chat, images, video\s+600\s+100000\s+4\s/);
   await page.getByRole('button', { name: 'I have saved it' }).click();
   t.is(await page.getByTestId('new-key-secret').count(), 0, 'the secret is gone once acknowledged');
 

@@ -148,6 +148,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   const newKey = page.getByRole('region', { name: 'New key' });
   await newKey.getByLabel('Name', { exact: true }).fill('sdk');
   await newKey.getByLabel('Requests per minute (optional)').fill('600');
+  await newKey.getByLabel('Tokens per minute (optional)').fill('20000');
   await newKey.getByRole('button', { name: 'Create key' }).click();
   const secret = await page.getByTestId('new-key-secret').innerText();
   t.regex(secret, /^gw-[\w-]{43}$/);
@@ -157,8 +158,9 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.is(await keyRow.getAttribute('data-key-id'), stored.id);
   t.is(secret.slice(-4), stored.last4);
   const cells = await keyRow.locator('td').allInnerTexts();
-  t.deepEqual([cells[0], cells[1], cells[2], cells[3], cells[5]], ['sdk', `${stored.prefix}…${stored.last4}`, 'chat', '600', 'Never']);
-  t.is(cells[6]!.replace(/\s+/g, ' '), 'Active Revoke sdk', 'active, and the button names the key it revokes');
+  t.deepEqual([cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[7]], ['sdk', `${stored.prefix}…${stored.last4}`, 'chat', '600', '20000', '—', 'Never']);
+  t.is(stored.tpm, 20_000, 'the tpm went through the admin API');
+  t.is(cells[8]!.replace(/\s+/g, ' '), 'Active Revoke sdk', 'active, and the button names the key it revokes');
   await checkAccessibility('account (new key)');
   await page.getByRole('button', { name: 'I have saved it' }).click();
   t.is(await page.getByTestId('new-key-secret').count(), 0, 'the secret is gone once acknowledged');

@@ -27,12 +27,12 @@ testOnBackends('a key created in the cabinet works with the OpenAI SDK; revoked 
   const { accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
   const login = await loginAs(gateway.url, gateway.services, { account: accountId });
 
-  const created = await post(gateway, login, '/cabinet/api/keys', { name: 'my app', scopes: ['images', 'chat', 'chat'], rpm: 120 });
+  const created = await post(gateway, login, '/cabinet/api/keys', { name: 'my app', scopes: ['images', 'chat', 'chat'], rpm: 120, tpm: 90_000, max_in_flight: 2 });
   t.is(created.status, 201);
   t.is(created.headers.get('cache-control'), 'no-store');
   const key = (await created.json()) as any;
   t.regex(key.key, /^[a-z0-9]+-[A-Za-z0-9_-]{43}$/);
-  t.like(key, { object: 'api_key', name: 'my app', scopes: ['chat', 'images'], rpm: 120, purpose: 'api', revoked_at: null, last_used_at: null, last4: key.key.slice(-4) });
+  t.like(key, { object: 'api_key', name: 'my app', scopes: ['chat', 'images'], rpm: 120, tpm: 90_000, max_in_flight: 2, purpose: 'api', revoked_at: null, last_used_at: null, last4: key.key.slice(-4) });
   t.is(key.prefix, key.key.split('-')[0]);
 
   const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key.key, maxRetries: 0 });
@@ -45,7 +45,7 @@ testOnBackends('a key created in the cabinet works with the OpenAI SDK; revoked 
   const mine = listed.data.find((entry: any) => entry.id === key.id);
   t.falsy(mine.key);
   t.false(JSON.stringify(listed).includes(key.key));
-  t.like(mine, { name: 'my app', scopes: ['chat', 'images'], rpm: 120, purpose: 'api' });
+  t.like(mine, { name: 'my app', scopes: ['chat', 'images'], rpm: 120, tpm: 90_000, max_in_flight: 2, purpose: 'api' });
   t.true(listed.data.some((entry: any) => entry.purpose === 'cabinet' && entry.name === 'cabinet'));
 
   const revoked = await post(gateway, login, `/cabinet/api/keys/${key.id}/revoke`);
@@ -66,7 +66,7 @@ testOnBackends('a key created in the cabinet works with the OpenAI SDK; revoked 
       ['key.create', actor, key.id],
     ],
   );
-  t.like(audit[1]!.details, { name: 'my app', scopes: ['chat', 'images'], rpm: 120, prefix: key.prefix, last4: key.last4 });
+  t.like(audit[1]!.details, { name: 'my app', scopes: ['chat', 'images'], rpm: 120, tpm: 90_000, max_in_flight: 2, prefix: key.prefix, last4: key.last4 });
   t.false(JSON.stringify(audit).includes(key.key), 'the secret is never in the audit log');
   // Revoking again changes nothing and writes no second row.
   t.is((await post(gateway, login, `/cabinet/api/keys/${key.id}/revoke`)).status, 200);
@@ -92,7 +92,7 @@ testOnBackends("another account's key is a 404 in the cabinet, and stays live", 
   t.is((await readAudit(gateway.services.db, { action: 'key.revoke', limit: 10 })).length, 0);
 });
 
-testOnBackends('creating a key validates name, scopes and rpm: 422 naming the field', async (t, database) => {
+testOnBackends('creating a key validates name, scopes, rpm, tpm and max_in_flight: 422 naming the field', async (t, database) => {
   const gateway = await startGateway(t, database);
   const { accountId } = await gateway.newClient();
   const login = await loginAs(gateway.url, gateway.services, { account: accountId });
@@ -104,6 +104,10 @@ testOnBackends('creating a key validates name, scopes and rpm: 422 naming the fi
     [{ scopes: ['chat'] }, ['body', 'name']],
     [{ name: 'x', scopes: ['chat'], rpm: 0 }, ['body', 'rpm']],
     [{ name: 'x', scopes: ['chat'], rpm: 1.5 }, ['body', 'rpm']],
+    [{ name: 'x', scopes: ['chat'], tpm: 0 }, ['body', 'tpm']],
+    [{ name: 'x', scopes: ['chat'], tpm: 1_000_000_001 }, ['body', 'tpm']],
+    [{ name: 'x', scopes: ['chat'], max_in_flight: 0 }, ['body', 'max_in_flight']],
+    [{ name: 'x', scopes: ['chat'], max_in_flight: 2.5 }, ['body', 'max_in_flight']],
   ];
   for (const [body, loc] of cases) {
     const response = await post(gateway, login, '/cabinet/api/keys', body);

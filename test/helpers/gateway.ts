@@ -23,7 +23,7 @@ export interface TestGateway {
   stop(): Promise<void>;
   readonly services: ServerServices;
   /** Creates an account with `balanceRubUnits` and a key; returns both. */
-  newClient(options?: { balanceUnits?: bigint; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
+  newClient(options?: { balanceUnits?: bigint; scopes?: string[]; rpm?: number; tpm?: number; maxInFlight?: number }): Promise<{ accountId: string; key: string; keyId: string }>;
 }
 
 let clients = 0;
@@ -64,10 +64,10 @@ export async function startGateway(
     metricsUrl: server.metricsUrl,
     services,
     stop: () => server.stop(),
-    async newClient({ balanceUnits = 0n, scopes, rpm } = {}) {
+    async newClient({ balanceUnits = 0n, scopes, rpm, tpm, maxInFlight } = {}) {
       const account = await services.accounts.create(`client-${process.pid}-${clients++}`);
       if (balanceUnits > 0n) await services.ledger.credit(account.id, balanceUnits, 'topup');
-      const { apiKey, key } = await services.apiKeys.create({ accountId: account.id, scopes: scopes as never, rpm });
+      const { apiKey, key } = await services.apiKeys.create({ accountId: account.id, scopes: scopes as never, rpm, tpm, maxInFlight });
       return { accountId: account.id, key, keyId: apiKey.id };
     },
   };

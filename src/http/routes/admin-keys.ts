@@ -12,7 +12,7 @@ import type { Handler } from '../state.js';
 import { actorOf } from './admin-actor.js';
 
 /** The body field each control flag is read from (a refusal names the field, not the flag). */
-const fieldOfFlag: Record<string, string> = { expires: 'expires', models: 'models', 'allow-ips': 'allowed_ips', budget: 'budget_rub', 'budget-period': 'budget_period' };
+const fieldOfFlag: Record<string, string> = { expires: 'expires', models: 'models', 'allow-ips': 'allowed_ips', budget: 'budget_rub', 'budget-period': 'budget_period', tpm: 'tpm', 'max-in-flight': 'max_in_flight' };
 
 export const listKeys: Handler = async (ctx, { accounts, apiKeys, now }) => {
   const account = await accounts.find(ctx.params.id!);
@@ -32,6 +32,8 @@ export const createKey: Handler = async (ctx, { accounts, apiKeys, now }) => {
         allowIps: body.allowed_ips === undefined ? undefined : body.allowed_ips === null ? 'any' : body.allowed_ips.join(','),
         budget: body.budget_rub === undefined ? undefined : body.budget_rub === null ? 'off' : body.budget_rub,
         budgetPeriod: body.budget_period,
+        tpm: body.tpm === undefined ? undefined : String(body.tpm ?? 0),
+        maxInFlight: body.max_in_flight === undefined ? undefined : String(body.max_in_flight ?? 0),
       },
       now(),
     );

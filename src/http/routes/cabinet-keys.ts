@@ -5,6 +5,7 @@
 // account's key is a 404 like an unknown one.
 import { z } from 'zod';
 import { KeyNotFoundError, type ApiKey } from '../../auth/api-keys.js';
+import { maxRequestsInFlight, maxTokensPerMinute } from '../../auth/key-policy.js';
 import { allScopes, type Scope } from '../../auth/scopes.js';
 import { presentCabinetKey } from '../../cabinet-api/keys.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -19,6 +20,8 @@ const createKeyBody = z.object({
   name: z.string().trim().min(1).max(200),
   scopes: z.array(z.enum(allScopes)).min(1).max(allScopes.length),
   rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  tpm: z.number().int().min(1).max(maxTokensPerMinute).nullable().optional(),
+  max_in_flight: z.number().int().min(1).max(maxRequestsInFlight).nullable().optional(),
 });
 
 export const listCabinetKeys: Handler = async (ctx, services) => {
@@ -35,6 +38,8 @@ export const createCabinetKey: Handler = async (ctx, services) => {
     name: body.name,
     scopes,
     rpm: body.rpm ?? null,
+    tpm: body.tpm ?? null,
+    maxInFlight: body.max_in_flight ?? null,
     audit: { actor: cabinetActor(ctx) },
   });
   ctx.status = 201;

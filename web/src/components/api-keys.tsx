@@ -1,6 +1,6 @@
 // API keys as both the account cabinet (its own keys, /cabinet/api/keys) and the operator
 // console (any account's keys, /admin/v1/accounts/:id/keys) show them: the form that creates
-// one (name, scopes, rate limit), the panel that shows its secret once with a copy button, and
+// one (name, scopes, rate limits: requests and tokens per minute, requests at once), the panel that shows its secret once with a copy button, and
 // the table with prefix, last four, last use and state, each active key with a revoke button.
 // The pages pass in how to create and revoke, so the same pieces serve both APIs.
 import { useState } from 'preact/hooks';
@@ -19,6 +19,8 @@ export interface ApiKeyRow {
   last4: string;
   scopes: string[];
   rpm: number | null;
+  tpm?: number | null;
+  max_in_flight?: number | null;
   created_at: number | string;
   last_used_at: number | string | null;
   revoked_at: number | string | null;
@@ -32,6 +34,8 @@ export interface NewKey {
   name: string;
   scopes: string[];
   rpm?: number;
+  tpm?: number;
+  max_in_flight?: number;
 }
 
 export interface CreatedKey {
@@ -45,6 +49,8 @@ export function CreateKeyForm(props: { create: (body: NewKey) => Promise<Created
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>(['chat']);
   const [rpm, setRpm] = useState('');
+  const [tpm, setTpm] = useState('');
+  const [inFlight, setInFlight] = useState('');
   const { busy, error, run } = useAction();
   return (
     <section aria-labelledby="create-key-heading">
@@ -56,6 +62,8 @@ export function CreateKeyForm(props: { create: (body: NewKey) => Promise<Created
           void run(async () => {
             const body: NewKey = { name, scopes: chosen };
             if (rpm.trim() !== '') body.rpm = Number(rpm);
+            if (tpm.trim() !== '') body.tpm = Number(tpm);
+            if (inFlight.trim() !== '') body.max_in_flight = Number(inFlight);
             const created = await props.create(body);
             props.onCreated({ key: created.key, name: created.name ?? name });
             setName('');
@@ -87,6 +95,20 @@ export function CreateKeyForm(props: { create: (body: NewKey) => Promise<Created
         </label>
         <p id="rpm-help" class="muted small">
           {t('keys.rpmHelp')}
+        </p>
+        <label>
+          {t('keys.tpm')}
+          <input type="number" name="tpm" min={1} step={1} value={tpm} inputMode="numeric" onInput={(event) => setTpm(event.currentTarget.value)} aria-describedby="tpm-help" />
+        </label>
+        <p id="tpm-help" class="muted small">
+          {t('keys.tpmHelp')}
+        </p>
+        <label>
+          {t('keys.maxInFlight')}
+          <input type="number" name="max_in_flight" min={1} step={1} value={inFlight} inputMode="numeric" onInput={(event) => setInFlight(event.currentTarget.value)} aria-describedby="in-flight-help" />
+        </label>
+        <p id="in-flight-help" class="muted small">
+          {t('keys.maxInFlightHelp')}
         </p>
         <ErrorMessage error={error} />
         <div>
@@ -133,6 +155,12 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
               <th scope="col" class="number">
                 {t('keys.rpmShort')}
               </th>
+              <th scope="col" class="number">
+                {t('keys.tpmShort')}
+              </th>
+              <th scope="col" class="number">
+                {t('keys.maxInFlightShort')}
+              </th>
               <th scope="col">{t('keys.created')}</th>
               <th scope="col">{t('keys.lastUsed')}</th>
               <th scope="col">{t('keys.state')}</th>
@@ -154,6 +182,8 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
                   </td>
                   <td>{key.scopes.join(', ')}</td>
                   <td class="number">{key.rpm ?? '—'}</td>
+                  <td class="number">{key.tpm ?? '—'}</td>
+                  <td class="number">{key.max_in_flight ?? '—'}</td>
                   <td>{formatDateTime(key.created_at, language)}</td>
                   <td>{key.last_used_at ? formatDateTime(key.last_used_at, language) : t('keys.never')}</td>
                   <td>
