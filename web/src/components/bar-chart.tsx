@@ -49,7 +49,8 @@ export function BarChart(props: {
       ) : (
         <svg viewBox={`0 0 ${width} ${height + labelSpace}`} role="img" aria-label={props.title} preserveAspectRatio="xMinYMin meet">
           {ticks.map((tick) => {
-            const y = height - Math.round((tick / scaleTop) * (height - top));
+            // Nothing spent: the one tick, 0, on the baseline.
+            const y = scaleTop === 0 ? height : height - Math.round((tick / scaleTop) * (height - top));
             return (
               <g key={tick} class="chart-tick">
                 {tick > 0 && <line x1={axisSpace} y1={y} x2={width} y2={y} class="chart-grid" />}
