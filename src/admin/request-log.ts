@@ -1,11 +1,17 @@
-// The request log as the operator reads it (GET /admin/v1/request-log): newest first, filtered
-// by status (a code, a class such as 5xx, `error`: 400 and above, `failed`: those and streams
-// that failed after their first byte, or `ok`: the rest), model, key and account,
+// The request log as the operator reads it (GET /admin/v1/request-log, `gateway requests ls`):
+// newest first, filtered by status (a code, a class such as 5xx, `error`: 400 and above,
+// `failed`: those and streams that failed after their first byte, or `ok`: the rest), model,
+// key, account, source (the API's traffic or the web cabinet's page calls) and time,
 // paged by id (the next page continues below the last id seen, so pages never overlap or skip
 // while rows are added). A failed request shows the error it was answered with and, when an
 // upstream failed, the upstream's status (migrations/20261126010000_request_log_failures.ts).
 import type { Knex } from 'knex';
 import { formatRub, unitsFromSql } from '../billing/money.js';
+import type { RequestSource } from '../observability/request-source.js';
+
+/** What the status filter takes: a code (502), a class (5xx), error, failed or ok. */
+export const requestStatusPattern = /^([1-5]\d\d|[1-5]xx|error|failed|ok)$/;
+export const requestStatusHint = 'a code (502), a class (4xx, 5xx), error (every status from 400), failed (every request answered with an error: from 400, or a stream that failed after its first byte) or ok (the others)';
 
 export interface RequestLogFilter {
   /** `502`, `5xx`, `error`, `failed` or `ok`. */
@@ -13,6 +19,11 @@ export interface RequestLogFilter {
   readonly model?: string;
   readonly keyId?: string;
   readonly accountId?: string;
+  readonly source?: RequestSource;
+  /** Answered at or after this time (ms since the epoch). */
+  readonly since?: number;
+  /** Answered before this time (ms since the epoch). */
+  readonly until?: number;
   readonly limit: number;
   /** Continue below this id (the previous page's next_cursor). */
   readonly beforeId?: number;
@@ -34,6 +45,7 @@ interface RequestLogRow {
   error_code: string | null;
   error_message: string | null;
   upstream_status: string | null;
+  source: RequestSource;
 }
 
 export async function readRequestLog(db: Knex, filter: RequestLogFilter) {
@@ -42,6 +54,9 @@ export async function readRequestLog(db: Knex, filter: RequestLogFilter) {
   if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
   if (filter.keyId !== undefined) query.where({ key_id: filter.keyId });
   if (filter.model !== undefined) query.where({ model: filter.model });
+  if (filter.source !== undefined) query.where({ source: filter.source });
+  if (filter.since !== undefined) query.where('created_at', '>=', filter.since);
+  if (filter.until !== undefined) query.where('created_at', '<', filter.until);
   if (filter.status !== undefined) {
     if (filter.status === 'error') query.where('status', '>=', 400);
     // A stream that failed after its first byte was answered 200: its error code says it failed.
@@ -59,6 +74,7 @@ export async function readRequestLog(db: Knex, filter: RequestLogFilter) {
     created_at: new Date(Number(row.created_at)).toISOString(),
     method: row.method,
     route: row.route,
+    source: row.source,
     status: Number(row.status),
     duration_ms: Number(row.duration_us) / 1000,
     model: row.model,

@@ -9,6 +9,8 @@ import { budgetPeriods, maxRequestsInFlight, maxTokensPerMinute } from '../auth/
 import { allScopes } from '../auth/scopes.js';
 import { usageGroupings } from '../billing/usage-report.js';
 import { parseRub } from '../billing/money.js';
+import { requestSources } from '../observability/request-source.js';
+import { requestStatusHint, requestStatusPattern } from './request-log.js';
 
 // ── shared pieces ───────────────────────────────────────────────────────────────────────────
 
@@ -123,12 +125,15 @@ export const createKeyBody = z.object({
 export const requestLogQuery = z.object({
   status: z
     .string()
-    .regex(/^([1-5]\d\d|[1-5]xx|error|failed|ok)$/, 'the status must be a code (502), a class (5xx), error (400 and above), failed or ok')
+    .regex(requestStatusPattern, 'the status must be a code (502), a class (5xx), error (400 and above), failed or ok')
     .optional()
-    .describe('a status code (502), a class (4xx, 5xx), error (every status from 400), failed (every request answered with an error: from 400, or a stream that failed after its first byte) or ok (the others)'),
+    .describe(requestStatusHint),
   model: z.string().max(200).optional(),
   key: z.string().max(40).optional().describe('a key id'),
   account: z.string().max(200).optional().describe('an account id or name'),
+  source: z.enum(requestSources).optional().describe("api: the API's traffic (/v1/…); cabinet: the calls the web cabinet's pages make (/cabinet/api/…)"),
+  since: z.string().max(40).optional().describe('answered at or after: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone'),
+  until: z.string().max(40).optional().describe('answered before: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone'),
   limit: limit(500, 50),
   cursor: idCursor,
 });
@@ -138,6 +143,7 @@ export const requestLogEntry = z.strictObject({
   created_at: isoTime,
   method: z.string(),
   route: z.string(),
+  source: z.enum(requestSources).describe("api: the API's traffic (/v1/…); cabinet: the web cabinet's page calls (/cabinet/api/…)"),
   status: z.number().int(),
   duration_ms: z.number(),
   model: z.string().nullable(),

@@ -15,6 +15,7 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';
+import type { RequestSource } from './request-source.js';
 
 /**
  * SQL for the columns a row of a table may leave out (absent or null in its JSON): a usage
@@ -70,6 +71,8 @@ export interface RequestLogEntry {
   error_message: string | null;
   /** An upstream's failure: its status (`502`, `429`, `timeout`, `connect_error`, `stream_error`). */
   upstream_status: string | null;
+  /** The API's traffic or the web cabinet's page calls (src/observability/request-source.ts). */
+  source: RequestSource;
 }
 
 export interface BatchedInserterOptions<Row> {
@@ -266,6 +269,7 @@ export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [
   'error_code',
   'error_message',
   'upstream_status',
+  'source',
 ];
 
 export const usageRecordColumns: readonly (keyof UsageRecord)[] = [

@@ -73,7 +73,7 @@ testOnBackends('GET /admin/v1/openapi.json: served without credentials, OpenAPI 
   t.deepEqual(document.paths['/admin/v1/accounts/{id}'].get.security, [{ adminToken: ['admin'] }, { adminSession: [] }]);
   t.regex(topup.responses['403'].description, /admin_scope_missing/);
   const log = document.paths['/admin/v1/request-log'].get;
-  t.deepEqual(log.parameters.map((parameter: any) => [parameter.name, parameter.required]), [['status', false], ['model', false], ['key', false], ['account', false], ['limit', false], ['cursor', false]]);
+  t.deepEqual(log.parameters.map((parameter: any) => [parameter.name, parameter.required]), [['status', false], ['model', false], ['key', false], ['account', false], ['source', false], ['since', false], ['until', false], ['limit', false], ['cursor', false]]);
   const usage = document.paths['/admin/v1/usage'].get;
   t.deepEqual(usage.parameters.find((parameter: any) => parameter.name === 'since').required, true);
   t.deepEqual(document.paths['/admin/v1/openapi.json'].get.security, []);

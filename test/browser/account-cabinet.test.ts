@@ -202,3 +202,57 @@ testInBrowser('a cookie-authenticated change without the CSRF token is refused (
   t.true((await page.locator('main').innerText()).includes('gateway cabinet link --account NAME'));
   t.deepEqual(errors, []);
 });
+
+/** The texts of the chart's axis labels (SVG text elements of a class) on the overview. */
+function chartLabels(page: Page, axis: 'x' | 'y'): Promise<string[]> {
+  return page.locator(`figure.chart svg text.chart-${axis}-label`).allTextContents();
+}
+
+/** A UTC day as the page's language writes it short (web/src/format.ts formatDay: Intl with the page's lang). */
+const dayIn = (locale: string, day: Date) => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(day);
+
+testInBrowser('on a phone (390 px) and at desktop width: the history table scrolls in a focusable named region (no serious axe violation), the spending chart has a RUB axis and dates in the page\'s language', async (t, database, browser) => {
+  const gateway = await startCabinetGateway(t, database);
+  const name = `phone-${database.backend}`;
+  await gateway.cli(['accounts', 'create', name]);
+  await gateway.cli(['balance', 'topup', '--account', name, '--amount', '100']);
+  const key = await gateway.cli<{ key: string }>(['keys', 'create', '--account', name, '--scopes', 'chat']);
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key.key, maxRetries: 0 });
+  for (const content of ['one', 'two', 'three']) await openai.chat.completions.create({ model: 'sim/chat', messages: [{ role: 'user', content }] });
+  // The overview's 30 UTC days end today (the server's today; the test runs within one day but for a midnight between).
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const labelledDays = [29, 24, 19, 14, 9, 4].map((daysAgo) => new Date(today - daysAgo * 86_400_000)); // every 5th of the 30, from the oldest
+
+  for (const { width, locale, lang, history, rows } of [
+    { width: 390, locale: 'ru-RU', lang: 'ru', history: 'История', rows: 'Операции по счёту' },
+    { width: 1280, locale: 'en-US', lang: 'en', history: 'History', rows: 'Ledger rows' },
+  ]) {
+    const { page, context, errors } = await openPage(browser, { locale });
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto(await gateway.link({ account: name }));
+    await page.locator('figure.chart svg').first().waitFor();
+    t.is(await page.evaluate(() => (globalThis as any).document.documentElement.lang), lang);
+
+    // The value axis: RUB ticks from 0; the dates: the page's language.
+    const yLabels = await chartLabels(page, 'y');
+    t.true(yLabels.length >= 2, `${width}px: ticks ${JSON.stringify(yLabels)}`);
+    t.is(yLabels[0], '0\u00a0₽');
+    t.true(yLabels.every((label) => /^\d[\d\u00a0,.]*\u00a0₽$/.test(label)), `${width}px: ${JSON.stringify(yLabels)}`);
+    t.deepEqual(await chartLabels(page, 'x'), labelledDays.map((day) => dayIn(lang === 'ru' ? 'ru-RU' : 'en-GB', day)), `${width}px: the dates in ${lang}`);
+    t.regex((await chartLabels(page, 'x'))[0]!, lang === 'ru' ? /^\d{1,2} [а-я]+\.?$/ : /^\d{1,2} [A-Z][a-z]{2}$/);
+    t.deepEqual(await seriousViolations(page), [], `axe on the overview at ${width}px`);
+
+    // The history with its rows (a top-up and three charges): wider than a phone, it scrolls in a region the keyboard reaches.
+    await page.getByRole('navigation', { name: lang === 'ru' ? 'Основное меню' : 'Main' }).getByRole('link', { name: history, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: history, exact: true }).waitFor();
+    await eventually(async () => (await page.locator('table.history tbody tr').count()) === 4, { what: 'the four ledger rows' });
+    t.deepEqual(await seriousViolations(page), [], `axe on the history at ${width}px`);
+    const region = page.getByRole('region', { name: rows });
+    t.is(await region.getAttribute('tabindex'), '0');
+    if (width === 390) t.true(await region.evaluate((element: any) => element.scrollWidth > element.clientWidth), 'at 390 px the table is wider than its region: it scrolls');
+    await region.focus();
+    t.true(await region.evaluate((element: any) => element === (globalThis as any).document.activeElement), 'the region takes the focus');
+    t.deepEqual(errors, [], `no console error at ${width}px`);
+    await context.close();
+  }
+});

@@ -4,7 +4,8 @@
 // and two long videos. The operator, logged in from `gateway cabinet link --admin`, then reads:
 // the system page (the database kind); the request log with every request, filtered by outcome
 // (only the failure, with its upstream status and error; the filter survives a reload, being in
-// the address), by model and by key; the jobs, cancelling one from the page (its hold released
+// the address), by model and by key, and by source once the account has opened its cabinet
+// (the pages' own calls apart from the API's traffic); the jobs, cancelling one from the page (its hold released
 // in the database, nothing charged) and trying to cancel one the CLI cancelled meanwhile (the
 // API's job_already_ended shown); the upstreams page with the failing route's error; the audit
 // log with both cancels. No console error beyond the browser's note of that expected 409, and
@@ -123,6 +124,40 @@ testInBrowser('the operator reads the request log (filters in the address), canc
   await page.getByRole('button', { name: 'Apply' }).click();
   await expectRows(page, 'data-request-id', [failed.requestID!], 'the 502');
 
+  // The account opens its cabinet: the pages' own calls (/cabinet/api/…) are logged as source
+  // cabinet, and the source filter shows them apart from the API's traffic.
+  const accountView = await openPage(browser);
+  await accountView.page.goto(await gateway.link({ account: name }));
+  await accountView.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await eventually(async () => (await database.db('request_log').where({ source: 'cabinet', route: '/cabinet/api/overview' }).select('id')).length === 1, { what: 'the cabinet overview call is in the request log' });
+  t.deepEqual(accountView.errors, []);
+  await accountView.context.close();
+  await page.getByLabel('Status code').fill('');
+  await page.getByLabel('Source').selectOption('cabinet');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  t.is(new URL(page.url()).search, '?source=cabinet');
+  // Every call the account's pages made, as the log holds them (a late batch: refreshed until the page shows it).
+  const cabinetRows = async () => (await database.db('request_log').where({ source: 'cabinet' }).orderBy('id', 'desc').select('request_id')).map((row: { request_id: string }) => row.request_id);
+  await eventually(
+    async () => {
+      if (JSON.stringify(await rowsOf(page, 'data-request-id')) === JSON.stringify(await cabinetRows())) return true;
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return false;
+    },
+    { what: 'only the cabinet pages\' calls', intervalMs: 200 },
+  );
+  const cabinetIds = await cabinetRows();
+  t.true(cabinetIds.length >= 1);
+  t.deepEqual(await rowsOf(page, 'data-source'), cabinetIds.map(() => 'cabinet'));
+  const overviewRow = await page.locator('tr[data-source="cabinet"]', { hasText: 'GET /cabinet/api/overview' }).innerText();
+  t.true(overviewRow.includes('Cabinet pages') && overviewRow.includes(name), overviewRow);
+  await checkAccessibility('request log (cabinet pages)');
+  await page.getByLabel('Source').selectOption('api');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expectRows(page, 'data-request-id', requestIds, 'the six API requests, none of the cabinet\'s');
+  t.deepEqual(await rowsOf(page, 'data-source'), requestIds.map(() => 'api'));
+  t.is(new URL(page.url()).search, '?source=api');
+
   // Jobs: both videos running; one cancelled from the page, its hold released and nothing charged.
   const job = await database.db('jobs').where({ id: toCancel.data.id }).first();
   const hold = await database.db('holds').where({ id: job.hold_id }).first();
@@ -184,7 +219,7 @@ testInBrowser('the operator reads the request log (filters in the address), canc
   t.is(new URL(page.url()).search, '?action=job.cancel');
   await checkAccessibility('audit');
 
-  t.deepEqual(checked, ['system', 'request log', 'request log (failures)', 'jobs', 'jobs (after the cancels)', 'upstreams', 'audit']);
+  t.deepEqual(checked, ['system', 'request log', 'request log (failures)', 'request log (cabinet pages)', 'jobs', 'jobs (after the cancels)', 'upstreams', 'audit']);
   // The one refusal the test provoked: Chromium notes the 409 in the console itself.
   t.deepEqual(
     errors.map((line) => line.replace(/^\S+: /, '')),

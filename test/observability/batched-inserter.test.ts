@@ -51,7 +51,7 @@ testOnBackends('batched rows go in as written, in order, over several batches: n
 
 testOnBackends('request log rows with no account or key (a refused request) are written too; a failed batch is counted as dropped', async (t, { db }) => {
   const log = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent);
-  log.record({ request_id: 'req_1', account_id: null, key_id: null, method: 'POST', route: '/v1/chat/completions', model: null, status: 401, duration_us: 150, charged_units: 0, created_at: 1, provider: null, error_code: 'invalid_api_key', error_message: 'Missing API key', upstream_status: null });
+  log.record({ request_id: 'req_1', account_id: null, key_id: null, method: 'POST', route: '/v1/chat/completions', model: null, status: 401, duration_us: 150, charged_units: 0, created_at: 1, provider: null, error_code: 'invalid_api_key', error_message: 'Missing API key', upstream_status: null, source: 'api' });
   await log.flush();
   const [row] = await db('request_log');
   t.like(row, { request_id: 'req_1', account_id: null, key_id: null, model: null, status: 401, error_code: 'invalid_api_key', error_message: 'Missing API key', upstream_status: null, provider: null });
@@ -66,7 +66,7 @@ testOnBackends('request log rows with no account or key (a refused request) are 
     maxAttempts: 3,
     onDropped: (count) => dropped.push(count),
   });
-  broken.record({ request_id: 'req_2', account_id: null, key_id: null, method: 'GET', route: '/', model: null, status: 200, duration_us: 1, charged_units: 0, created_at: 2, provider: null, error_code: null, error_message: null, upstream_status: null });
+  broken.record({ request_id: 'req_2', account_id: null, key_id: null, method: 'GET', route: '/', model: null, status: 200, duration_us: 1, charged_units: 0, created_at: 2, provider: null, error_code: null, error_message: null, upstream_status: null, source: 'api' });
   t.is(await broken.close(10_000), 0, 'nothing was left for the stop: the batch was dropped after its attempts');
   t.is(broken.dropped, 1);
   t.deepEqual(dropped, [1]);
@@ -197,6 +197,7 @@ testOnBackends('a request log batch written again (its commit landed, the answer
     error_code: requestId === 'req_c' ? 'upstream_error' : null,
     error_message: requestId === 'req_c' ? 'The upstream failed: overloaded' : null,
     upstream_status: requestId === 'req_c' ? '529' : null,
+    source: requestId === 'req_b' ? 'cabinet' : 'api',
   });
   const first = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
   first.record(entry('req_a'));
@@ -208,13 +209,13 @@ testOnBackends('a request log batch written again (its commit landed, the answer
   first.record(entry('req_c'));
   await first.flush();
   t.deepEqual((await db('request_log').select('request_id').orderBy('id')).map((row) => row.request_id), ['req_a', 'req_b', 'req_c']);
-  // The failure columns (20261126010000_request_log_failures) go through the same statement.
+  // The failure columns (20261126010000_request_log_failures) and the source (20261128150000_request_log_source) go through the same statement.
   t.deepEqual(
-    await db('request_log').select('request_id', 'provider', 'error_code', 'error_message', 'upstream_status').orderBy('id'),
+    await db('request_log').select('request_id', 'provider', 'error_code', 'error_message', 'upstream_status', 'source').orderBy('id'),
     [
-      { request_id: 'req_a', provider: 'sim', error_code: null, error_message: null, upstream_status: null },
-      { request_id: 'req_b', provider: 'sim', error_code: null, error_message: null, upstream_status: null },
-      { request_id: 'req_c', provider: 'sim', error_code: 'upstream_error', error_message: 'The upstream failed: overloaded', upstream_status: '529' },
+      { request_id: 'req_a', provider: 'sim', error_code: null, error_message: null, upstream_status: null, source: 'api' },
+      { request_id: 'req_b', provider: 'sim', error_code: null, error_message: null, upstream_status: null, source: 'cabinet' },
+      { request_id: 'req_c', provider: 'sim', error_code: 'upstream_error', error_message: 'The upstream failed: overloaded', upstream_status: '529', source: 'api' },
     ],
   );
 });

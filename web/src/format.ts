@@ -49,6 +49,14 @@ export function formatDateTime(value: number | string | null | undefined, langua
   return new Intl.DateTimeFormat(locales[language], { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
 
+/** A UTC day "2026-11-28" as the language writes it short: "28 Nov" (en) / "28 нояб." (ru). */
+export function formatDay(day: string, language: Language): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return day;
+  // The days are UTC days (src/cabinet-api/overview.ts): written in UTC, whatever the browser's zone.
+  return new Intl.DateTimeFormat(locales[language], { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(date);
+}
+
 export function formatNumber(value: number, language: Language): string {
   return new Intl.NumberFormat(locales[language]).format(value);
 }

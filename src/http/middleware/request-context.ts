@@ -7,6 +7,7 @@ import { unitsToSql } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ApiKey } from '../../auth/api-keys.js';
+import { requestSourceOf } from '../../observability/request-source.js';
 import type { ServerServices } from '../../services.js';
 import { newRequestId } from '../../util/ids.js';
 import type { ErrorShapeFor } from '../error-shape.js';
@@ -65,7 +66,8 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
     }, 'request');
     // The cabinet's requests through the account's cabinet key are logged too: its playground
     // charges name their key in the history by this row (src/cabinet-api/history.ts).
-    if (seen.path.startsWith('/v1/') || (key !== undefined && seen.path.startsWith('/cabinet/api/'))) {
+    const source = requestSourceOf(seen.path);
+    if (source === 'api' || (source === 'cabinet' && key !== undefined)) {
       const { failure } = seen;
       requestLog.record({
         request_id: requestId,
@@ -83,6 +85,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
         // As the client read it (an upstream's message already redacted), cut to the column.
         error_message: failure ? truncate(failure.message, maxLoggedErrorLength) : null,
         upstream_status: failure?.options.upstreamStatus ?? null,
+        source,
       });
     }
   }

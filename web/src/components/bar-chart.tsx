@@ -1,9 +1,13 @@
 // A bar chart drawn as SVG (no chart library): one bar per item, its height proportional to
 // its value. The values are the server's exact rouble strings; they are turned into numbers
-// here only to size the bars, and the labels show the strings themselves. Screen readers get
-// the same figures as a table (in a <details> under the chart).
+// here only to size the bars, and the labels show the strings themselves. Columns stand on a
+// value axis in RUB (a few round ticks, chart-axis.ts) and, for days, under dates written in
+// the page's language. Screen readers get the same figures as a table (in a <details> under
+// the chart).
+import { axisTicks } from '../chart-axis.js';
 import { useI18n } from '../i18n/index.js';
-import { formatRub } from '../format.js';
+import type { Language } from '../i18n/language.js';
+import { formatDay, formatNumber, formatRub } from '../format.js';
 
 export interface Bar {
   readonly label: string;
@@ -14,6 +18,8 @@ export interface Bar {
 const height = 160;
 const labelSpace = 36;
 const top = 8;
+/** Room left of the columns for the value axis's labels ("1,500 ₽"). */
+const axisSpace = 64;
 
 export function BarChart(props: {
   bars: readonly Bar[];
@@ -29,7 +35,10 @@ export function BarChart(props: {
   const magnitudes = bars.map((bar) => Math.max(0, Number(bar.value))); // sizing only, never summed or shown
   const largest = Math.max(0, ...magnitudes);
   const slot = 28;
-  const width = Math.max(slot * bars.length, 200);
+  const width = axisSpace + Math.max(slot * bars.length, 200);
+  // The bars are scaled to the top tick, so that each stands against the axis's amounts.
+  const ticks = axisTicks(largest);
+  const scaleTop = ticks.at(-1)!;
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
@@ -39,18 +48,31 @@ export function BarChart(props: {
         <RowChart bars={bars} magnitudes={magnitudes} largest={largest} title={props.title} />
       ) : (
         <svg viewBox={`0 0 ${width} ${height + labelSpace}`} role="img" aria-label={props.title} preserveAspectRatio="xMinYMin meet">
-          <line x1="0" y1={height} x2={width} y2={height} class="chart-axis" />
+          {ticks.map((tick) => {
+            // Nothing spent: the one tick, 0, on the baseline.
+            const y = scaleTop === 0 ? height : height - Math.round((tick / scaleTop) * (height - top));
+            return (
+              <g key={tick} class="chart-tick">
+                {tick > 0 && <line x1={axisSpace} y1={y} x2={width} y2={y} class="chart-grid" />}
+                <text x={axisSpace - 6} y={y + 4} text-anchor="end" class="chart-label chart-y-label">
+                  {`${formatNumber(tick, language)}\u00a0₽`}
+                </text>
+              </g>
+            );
+          })}
+          <line x1={axisSpace} y1={top} x2={axisSpace} y2={height} class="chart-axis" />
+          <line x1={axisSpace} y1={height} x2={width} y2={height} class="chart-axis" />
           {bars.map((bar, index) => {
-            const barHeight = largest === 0 ? 0 : Math.round((magnitudes[index]! / largest) * (height - top));
-            const x = index * slot + 4;
+            const barHeight = scaleTop === 0 ? 0 : Math.round((magnitudes[index]! / scaleTop) * (height - top));
+            const x = axisSpace + index * slot + 4;
             return (
               <g key={bar.label}>
                 <rect x={x} y={height - barHeight} width={slot - 8} height={Math.max(barHeight, magnitudes[index]! > 0 ? 1 : 0)} class="chart-bar">
-                  <title>{`${bar.label}: ${formatRub(bar.value, language)}`}</title>
+                  <title>{`${longLabel(bar.label, language)}: ${formatRub(bar.value, language)}`}</title>
                 </rect>
                 {index % every === 0 && (
-                  <text x={x + (slot - 8) / 2} y={height + 14} text-anchor="middle" class="chart-label">
-                    {shortLabel(bar.label)}
+                  <text x={x + (slot - 8) / 2} y={height + 14} text-anchor="middle" class="chart-label chart-x-label">
+                    {shortLabel(bar.label, language)}
                   </text>
                 )}
               </g>
@@ -71,7 +93,7 @@ export function BarChart(props: {
             <tbody>
               {bars.map((bar) => (
                 <tr key={bar.label}>
-                  <td>{bar.label}</td>
+                  <td>{longLabel(bar.label, language)}</td>
                   <td class="number">{formatRub(bar.value, language)}</td>
                 </tr>
               ))}
@@ -114,9 +136,17 @@ function RowChart(props: { bars: readonly Bar[]; magnitudes: number[]; largest: 
   );
 }
 
-/** Days as "MM-DD", model ids cut to their last part: the full label is in the bar's title and the table. */
-function shortLabel(label: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(label)) return label.slice(5);
+const isDay = (label: string) => /^\d{4}-\d{2}-\d{2}$/.test(label);
+
+/** Days in the page's language ("28 Nov", "28 нояб."), model ids cut to their last part: the full label is in the bar's title and the table. */
+function shortLabel(label: string, language: Language): string {
+  if (isDay(label)) return formatDay(label, language);
   const last = label.split('/').pop() ?? label;
   return last.length > 6 ? `${last.slice(0, 5)}…` : last;
+}
+
+/** A day in the page's language with its year (the table, the bar's title); other labels as they are. */
+function longLabel(label: string, language: Language): string {
+  if (!isDay(label)) return label;
+  return `${formatDay(label, language)} ${label.slice(0, 4)}`;
 }

@@ -1,6 +1,8 @@
-// The request log (GET /admin/v1/request-log): every /v1 request, newest first, filtered by
-// outcome or status, model, key and account (kept in the address), paged by the server's cursor.
-// A failure shows the error its client got and, when an upstream failed, the upstream's status.
+// The request log (GET /admin/v1/request-log): every /v1 request and every call the web
+// cabinet's pages made (/cabinet/api/…), newest first, filtered by source (the API's traffic or
+// the cabinet's; both unless chosen), outcome or status, model, key and account (kept in the
+// address), paged by the server's cursor. A failure shows the error its client got and, when
+// an upstream failed, the upstream's status.
 import { Fragment } from 'preact';
 import { api, queryString } from '../api.js';
 import { AccountFilter, FilterForm } from '../components/filter-form.js';
@@ -19,6 +21,7 @@ interface RequestLogEntry {
   created_at: string;
   method: string;
   route: string;
+  source: RequestSource;
   status: number;
   duration_ms: number;
   model: string | null;
@@ -37,7 +40,10 @@ interface RequestLogPage {
 
 /** The API's `status` values offered in the list; any other code is typed. */
 const outcomes = ['failed', 'ok', '4xx', '5xx'] as const;
-const emptyFilters = { status: '', model: '', key: '', account: '' };
+/** The request log's sources (src/observability/request-source.ts). */
+const sources = ['api', 'cabinet'] as const;
+type RequestSource = (typeof sources)[number];
+const emptyFilters = { source: '', status: '', model: '', key: '', account: '' };
 const pageSize = 50;
 
 export function RequestsPage() {
@@ -54,6 +60,17 @@ export function RequestsPage() {
         <RefreshButton loaded={page} />
       </PageHeading>
       <FilterForm filters={filters} pages={pages}>
+        <label>
+          {t('console.requests.source')}
+          <select {...filters.field('source')}>
+            <option value="">{t('common.all')}</option>
+            {sources.map((source) => (
+              <option key={source} value={source}>
+                {t(`console.requests.source.${source}`)}
+              </option>
+            ))}
+          </select>
+        </label>
         <label>
           {t('console.requests.outcome')}
           <select
@@ -101,6 +118,7 @@ export function RequestsPage() {
                   { label: t('console.requests.accountKey') },
                   { label: t('common.model') },
                   { label: t('console.requests.route') },
+                  { label: t('console.requests.source') },
                   { label: t('console.requests.status') },
                   { label: t('console.requests.latency'), number: true },
                   { label: t('console.requests.charge'), number: true },
@@ -109,7 +127,7 @@ export function RequestsPage() {
               >
                 {data.data.map((entry) => (
                   <Fragment key={entry.id}>
-                    <tr data-request-id={entry.request_id} data-status={entry.status} class={entry.error ? 'failed' : undefined}>
+                    <tr data-request-id={entry.request_id} data-status={entry.status} data-source={entry.source} class={entry.error ? 'failed' : undefined}>
                       <td class="nowrap">{formatMoment(entry.created_at, language)}</td>
                       <td>
                         {accountName(entry.account_id)}
@@ -126,6 +144,7 @@ export function RequestsPage() {
                         </code>
                         {entry.provider && <div class="muted small">{t('console.requests.provider', { provider: entry.provider })}</div>}
                       </td>
+                      <td>{t(`console.requests.source.${entry.source}`)}</td>
                       <td class={entry.error ? 'negative' : undefined}>{entry.status}</td>
                       <td class="number">{formatMilliseconds(entry.duration_ms, language)}</td>
                       <td class="number">{formatRub(entry.charged_rub, language)}</td>
@@ -133,7 +152,7 @@ export function RequestsPage() {
                     {entry.error && (
                       <tr class="failure-row" data-failure-of={entry.request_id}>
                         <td />
-                        <td colSpan={6}>
+                        <td colSpan={7}>
                           <FailureDetails error={entry.error} />
                         </td>
                       </tr>

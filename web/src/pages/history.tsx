@@ -5,6 +5,7 @@ import type { CabinetHistoryItem, CabinetHistoryPage } from '../../../src/cabine
 import { api, queryString } from '../api.js';
 import type { ApiKeyRow } from '../components/api-keys.js';
 import { ErrorMessage, Loading, PageHeading, Pager } from '../components/common.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 import { useCursorPages, useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n, type MessageKey } from '../i18n/index.js';
@@ -106,7 +107,7 @@ export function HistoryPage() {
           {page.data.data.length === 0 ? (
             <p>{t('history.empty')}</p>
           ) : (
-            <div class="table-scroll">
+            <ScrollRegion label={t('history.table')}>
               <table class="history">
                 <caption class="visually-hidden">{t('history.title')}</caption>
                 <thead>
@@ -142,7 +143,7 @@ export function HistoryPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
           <Pager hasPrevious={pages.hasPrevious} hasNext={page.data.has_more && page.data.next_cursor !== null} onPrevious={pages.previous} onNext={() => pages.next(page.data!.next_cursor!)} />
         </>
