@@ -13,6 +13,7 @@ export const processSuites = [
   'test/cli/cli.test.ts',
   'test/cli/error-catalog.test.ts',
   'test/cli/files-cli.test.ts',
+  'test/cli/file-permissions.test.ts',
   'test/cli/files-migrate-store.test.ts',
   'test/cli/infrastructure-errors.test.ts',
   'test/cli/jobs-cli.test.ts',
