@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../src/cli/base-command.js';
 import { installedWebBundle, notBuiltMessage } from '../src/http/routes/web.js';
 import { startServer } from '../src/http/server.js';
+import { lockServe } from '../src/process/serve-lock.js';
 import { startProcess } from '../src/process/start.js';
 
 export default class Serve extends GatewayCommand {
@@ -19,12 +20,16 @@ export default class Serve extends GatewayCommand {
     try {
       await startProcess(this.loadConfiguration(flags.config), { json: flags.json, processMetrics: true }, async (services) => {
         const { config } = services;
-        const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
+        const lock = await lockServe(services);
+        const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker }).catch(async (error: unknown) => {
+          await lock.release();
+          throw error;
+        });
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
         services.logger.info({ url: server.url, database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));
         const cabinet = installedWebBundle.built ? `, web cabinet at ${server.url}/cabinet/` : '';
-        return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet})`, stop: () => server.stop() };
+        return { json: { url: server.url }, text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet})`, stop: () => server.stop().finally(() => lock.release()) };
       });
     } catch (error) {
       this.fail(error);

@@ -21,6 +21,7 @@ export const processSuites = [
   'test/cli/operator-cli.test.ts',
   'test/cli/reconcile-cli.test.ts',
   'test/cli/serve-drain.test.ts',
+  'test/cli/serve-lock.test.ts',
   'test/cli/serve-redis-down.test.ts',
   'test/cli/serve.test.ts',
   'test/install/install.test.ts',
