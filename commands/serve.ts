@@ -6,7 +6,8 @@ import { lockServe } from '../src/process/serve-lock.js';
 import { startProcess } from '../src/process/start.js';
 
 export default class Serve extends GatewayCommand {
-  static override description = 'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully';
+  static override description =
+    'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully. On SQLite, one serve per database unless cache.url is Redis (which shares the rate limits): a second is refused, naming the first; gateway worker and the other commands run beside it.';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --host 0.0.0.0 --port 8080'];
   static override flags = {
     host: Flags.string({ description: 'address to listen on (default: server.host, GATEWAY_HOST)' }),
