@@ -32,7 +32,7 @@ ENV NODE_ENV=production \
     GATEWAY_PORT=8080 \
     GATEWAY_DATA_DIR=/var/lib/gateway
 RUN groupadd --system --gid 10001 gateway && useradd --system --uid 10001 --gid gateway --home-dir /var/lib/gateway --shell /usr/sbin/nologin gateway
-RUN mkdir -p /var/lib/gateway && chown gateway:gateway /var/lib/gateway
+RUN mkdir -p /var/lib/gateway && chown gateway:gateway /var/lib/gateway && chmod 0700 /var/lib/gateway
 WORKDIR /opt/gateway
 COPY package.json package-lock.json ./
 COPY --from=deps /deps/node_modules ./node_modules

@@ -11,7 +11,9 @@ serve=1
 for arg in "$@"; do
   case "$arg" in
     --no-serve) serve=0 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    # The header comment, up to its first line that is not a comment (a fixed range of lines
+    # printed `set -euo pipefail` once the header shrank).
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,9 +49,11 @@ fi
 
 # 4. Configuration, only when missing.
 config="${GATEWAY_CONFIG:-config/gateway.yaml}"
-# The commands printed below reach this install's database only with the same data directory
-# and config as this run (without them ./bin/gateway opens data/gateway.db here): they say so.
+# The commands printed below reach this install's database only with the same data directory,
+# config and database URL as this run (without them ./bin/gateway opens data/gateway.db here):
+# they say so.
 same_env=""
+[ -n "${GATEWAY_DATABASE_URL:-}" ] && same_env+="GATEWAY_DATABASE_URL=$(printf %q "$GATEWAY_DATABASE_URL") "
 [ -n "${GATEWAY_DATA_DIR:-}" ] && same_env+="GATEWAY_DATA_DIR=$(printf %q "$GATEWAY_DATA_DIR") "
 [ "$config" != "config/gateway.yaml" ] && same_env+="GATEWAY_CONFIG=$(printf %q "$config") "
 if [ ! -f "$config" ]; then

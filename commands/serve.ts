@@ -2,10 +2,12 @@ import { Flags } from '@oclif/core';
 import { GatewayCommand } from '../src/cli/base-command.js';
 import { installedWebBundle, notBuiltMessage } from '../src/http/routes/web.js';
 import { startServer } from '../src/http/server.js';
+import { lockServe } from '../src/process/serve-lock.js';
 import { startProcess } from '../src/process/start.js';
 
 export default class Serve extends GatewayCommand {
-  static override description = 'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully';
+  static override description =
+    'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully. On SQLite, one serve per database unless cache.url is Redis (which shares the rate limits): a second is refused, naming the first; gateway worker and the other commands run beside it.';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --host 0.0.0.0 --port 8080'];
   static override flags = {
     host: Flags.string({ description: 'address to listen on (default: server.host, GATEWAY_HOST)' }),
@@ -19,7 +21,11 @@ export default class Serve extends GatewayCommand {
     try {
       await startProcess(this.loadConfiguration(flags.config), { json: flags.json, processMetrics: true }, async (services) => {
         const { config } = services;
-        const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker });
+        const lock = await lockServe(services);
+        const server = await startServer(services, { host: flags.host ?? config.server.host, port: flags.port ?? config.server.port, jobRunner: flags.worker }).catch(async (error: unknown) => {
+          await lock.release();
+          throw error;
+        });
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
         services.logger.info({ url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}), database, job_runner: flags.worker, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));
@@ -28,7 +34,7 @@ export default class Serve extends GatewayCommand {
         return {
           json: { url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}) },
           text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet}${metrics})`,
-          stop: () => server.stop(),
+          stop: () => server.stop().finally(() => lock.release()),
         };
       });
     } catch (error) {

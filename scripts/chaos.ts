@@ -38,6 +38,11 @@ for (const backend of backends) {
     lost++;
     continue;
   }
+  if (!process.env.GATEWAY_TEST_REDIS_URL) {
+    console.error(`!!! Redis is not available: the ${backend} chaos run needs it (GATEWAY_TEST_REDIS_URL): its two serve processes share their rate limits through it`);
+    lost++;
+    continue;
+  }
   const summary = await runChaos({
     backend,
     rounds,

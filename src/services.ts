@@ -16,6 +16,7 @@ import { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/load.js';
 import { SqliteCheckpointer } from './db/checkpointer.js';
 import { connectDatabase } from './db/connect.js';
+import { tightenDataPermissions } from './db/private-files.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { readBacklog } from './observability/backlog.js';
@@ -96,8 +97,10 @@ export const stopFlushDeadlineMs = 10_000;
 export function openServices(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean; createDatabase?: boolean; now?: () => number } = {}): Services {
   const now = options.now ?? Date.now;
   const backgroundCheckpoints = options.backgroundCheckpoints === true && config.database.client === 'sqlite';
-  const db = connectDatabase(config.database, { backgroundCheckpoints, create: options.createDatabase ?? false, dataDir: config.dataDir });
   const logger = options.logger ?? createLogger(config.log.level, 'stderr');
+  // The processes that own the data (serve, worker, migrate) tighten an older install's modes.
+  if (options.createDatabase) tightenDataPermissions({ dataDir: config.dataDir, sqliteFilename: config.database.filename }, logger);
+  const db = connectDatabase(config.database, { backgroundCheckpoints, create: options.createDatabase ?? false, dataDir: config.dataDir });
   const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
   const apiKeys = new ApiKeys(db, config.keys.prefix, now);
   const blobs = openBlobStore(config.storage.blobs);

@@ -61,6 +61,8 @@ export class HoldOwner {
   private healthySince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
+  /** The address this process serves on, once announce()d (null: a worker, or not listening yet). */
+  private url: string | null = null;
 
   constructor(
     private readonly db: Knex,
@@ -96,6 +98,16 @@ export class HoldOwner {
     this.healthySince = now;
   }
 
+  /**
+   * Records the address this process serves on in its row (a `serve`, once listening): `cabinet
+   * link` prints links to it when cabinet.public_url is not set, and a second serve refused on
+   * one SQLite file names it (src/process/running-serves.ts).
+   */
+  async announce(url: string): Promise<void> {
+    this.url = url.slice(0, 1024);
+    await this.db('instances').where({ id: this.id }).update({ url: this.url });
+  }
+
   private row(now: number) {
     return {
       id: this.id,
@@ -104,6 +116,7 @@ export class HoldOwner {
       started_at: now,
       heartbeat_at: now,
       blob_store: this.options.blobStore?.slice(0, 1024) ?? null,
+      url: this.url,
     };
   }
 

@@ -66,7 +66,7 @@ export class LoginLinks {
    * A new link (audited in the same transaction). The token exists in full only in what this
    * returns: print it, never store it. `accountId` for kind `account`, null for `admin`.
    */
-  async create(options: { kind: CabinetKind; accountId: string | null; actor: string }): Promise<{ link: LoginLink; token: string; url: string }> {
+  async create(options: { kind: CabinetKind; accountId: string | null; actor: string }): Promise<{ link: LoginLink; token: string; path: string; url: string }> {
     if ((options.kind === 'account') !== (options.accountId !== null)) throw new Error('an account link names its account; an admin link names none');
     const token = newSecret('gwl_');
     const createdAt = this.now();
@@ -88,7 +88,8 @@ export class LoginLinks {
         createdAt,
       );
     });
-    return { link: fromRow(row), token, url: `${this.settings.publicUrl}/cabinet/login#token=${token}` };
+    const path = `/cabinet/login#token=${token}`;
+    return { link: fromRow(row), token, path, url: `${this.settings.publicUrl}${path}` };
   }
 
   /** Marks the link used, in the caller's transaction, and returns it; LoginLinkInvalidError when it cannot be. */

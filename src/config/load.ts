@@ -76,6 +76,8 @@ export interface Config {
   readonly cabinet: {
     /** Origin of the links `gateway cabinet link` prints, without a trailing slash. */
     readonly publicUrl: string;
+    /** Was cabinet.public_url set? If not, `cabinet link` prefers the address a running serve recorded to the default above. */
+    readonly publicUrlConfigured: boolean;
     readonly linkTtlMs: number;
     readonly sessionIdleMs: number;
     readonly sessionMaxMs: number;
@@ -346,6 +348,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     log: { level: logLevel },
     cabinet: {
       publicUrl: (file.cabinet.public_url ?? defaultPublicUrl(env.GATEWAY_HOST || file.server.host, port)).replace(/\/$/, ''),
+      publicUrlConfigured: file.cabinet.public_url !== undefined,
       linkTtlMs: parseDuration(file.cabinet.link_ttl),
       sessionIdleMs: parseDuration(file.cabinet.session_idle),
       sessionMaxMs: parseDuration(file.cabinet.session_max),
@@ -375,7 +378,8 @@ function metricsConfig(metrics: ConfigFile['metrics'], env: NodeJS.ProcessEnv): 
 }
 
 /** The cabinet's address when none is configured: the server's own; a wildcard address is reached on loopback. */
-function defaultPublicUrl(host: string, port: number): string {
+/** An address browsers can open for a server listening on `host`: a wildcard host becomes loopback. */
+export function defaultPublicUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

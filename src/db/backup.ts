@@ -2,15 +2,17 @@
 // - Backup: `VACUUM INTO` a temporary file beside the target, then a rename: one read
 //   transaction, so the copy is the database as of one moment while `serve` keeps writing (WAL:
 //   the reader blocks no writer), compacted, and never half-written under the target's name.
+//   Made 0600, as the database is (src/db/private-files.ts).
 // - Restore: the backup is copied beside the database, checked there (PRAGMA integrity_check and
 //   the ledger invariants) and only then renamed into place, the old file kept beside it and its
 //   WAL and shared-memory files removed (they belong to the old file: SQLite would replay them
 //   into the new one). Refused while a `serve`/`worker` process is live on the database (its
 //   heartbeat in `instances` is newer than holds.owner_gone_after), unless forced.
 // PostgreSQL is backed up with pg_dump (docs/operations.md).
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { createPrivateFile, privateFileMode } from './private-files.js';
 
 export class BackupTargetExistsError extends Error {
   constructor(readonly target: string) {
@@ -75,6 +77,8 @@ export async function backupSqlite(db: Knex, target: string, options: { force: b
   if (!existsSync(path.dirname(to))) throw new BackupTargetFolderMissingError(path.dirname(to));
   const partial = `${to}.partial-${process.pid}`;
   rmSync(partial, { force: true });
+  // VACUUM INTO writes into an empty file: made 0600 first, the copy is never readable by others (src/db/private-files.ts).
+  createPrivateFile(partial);
   const started = now();
   const progress = options.onProgress
     ? setInterval(() => {
@@ -175,6 +179,8 @@ export async function restoreSqlite(
   }
   const incoming = `${to}.restoring-${process.pid}`;
   copyFileSync(source, incoming);
+  // The restored database is private whatever the backup's mode was (src/db/private-files.ts).
+  chmodSync(incoming, privateFileMode);
   const check = await checkSqliteFile(incoming).catch((error: Error) => ({ integrity: error.message, accounts: 0, problems: [`not a usable SQLite database: ${error.message}`] }));
   if (check.problems.length > 0) {
     rmSync(incoming, { force: true });

@@ -7,6 +7,8 @@
 // A SQLite file is created only by the commands that migrate, and only in a directory that
 // exists: a mistyped path must not become a fresh, empty database that serves nobody's
 // accounts (issue 13). The gateway's own data directory is the exception (a fresh install).
+// Both are created private (0700, 0600; the WAL and shared memory inherit the file's mode):
+// src/db/private-files.ts.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +16,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { Config } from '../config/load.js';
 import { missingSqliteDirectory } from './errors.js';
 import { migrationSource } from './migration-source.js';
+import { createPrivateFile, privateDirectoryMode } from './private-files.js';
 import { ImmediateSqliteClient } from './sqlite-client.js';
 
 export type Database = Knex;
@@ -48,8 +51,9 @@ export function connectDatabase(database: Config['database'], options: ConnectOp
     const create = options.create ?? true;
     if (create && !existsSync(directory)) {
       if (options.dataDir === undefined || path.resolve(options.dataDir) !== directory) throw missingSqliteDirectory(filename);
-      mkdirSync(directory, { recursive: true });
+      mkdirSync(directory, { recursive: true, mode: privateDirectoryMode });
     }
+    if (create && !existsSync(filename)) createPrivateFile(filename);
     return knexFactory({
       // Transactions begin IMMEDIATE, so that one that reads then writes never meets a stale
       // snapshot beside another process's writes (src/db/sqlite-client.ts).

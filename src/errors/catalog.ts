@@ -214,6 +214,10 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`restore` while a `serve` or `worker` process is live on the database (stop it first, or `--force`)',
   },
+  serve_already_running: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: 'a second `serve` on one SQLite file while rate limits are per process (`cache.url: memory`): the line names the running one (pid, address) and says what to do (stop it, or set `cache.url` to Redis for every serve)',
+  },
   backup_not_supported: {
     status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`backup`/`restore` on PostgreSQL: use `pg_dump`/`pg_restore` (docs/operations.md, Backups)',

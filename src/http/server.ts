@@ -112,6 +112,8 @@ export async function startServer(
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // Where this serve answers, for `cabinet link` and a refused second serve: a convenience, so a failure only warns.
+  await services.holdOwner.announce(url).catch((error: unknown) => services.logger.warn({ err: error }, 'could not record the address this process serves on'));
 
   const { logger, ledger, apiKeys, config } = services;
   const chores = [

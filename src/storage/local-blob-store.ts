@@ -91,7 +91,8 @@ export class LocalBlobStore implements BlobStore {
 
   async check(): Promise<void> {
     try {
-      await mkdir(this.root, { recursive: true });
+      // Private like the data directory it is usually in (src/db/private-files.ts): every account's files.
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
       await access(this.root, constants.R_OK | constants.W_OK);
     } catch (error) {
       throw new BlobStoreUnavailableError(this.description, (error as Error).message, { cause: error });

@@ -3,12 +3,15 @@
 // create|ls|revoke` (the secret printed once; a revoked token refused over HTTP from the next
 // request; both audited), `cabinet sessions ls|revoke` (by id and by --account), and the
 // refusals as catalog errors.
-import { hostname, userInfo } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { routeTable, type RouteDefinition } from '../../src/http/route-table.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { loginAs } from '../helpers/cabinet.js';
-import { cliEnv, runCli, runCliJson } from '../helpers/cli.js';
-import { startGateway } from '../helpers/gateway.js';
+import { cliEnv, runCli, runCliJson, startServeProcess } from '../helpers/cli.js';
+import { exampleConfigPath, startGateway } from '../helpers/gateway.js';
 
 const adminProbe: RouteDefinition = { method: 'GET', path: '/probe/admin', auth: 'admin', scope: 'read', handler: (ctx) => void (ctx.body = { actor: ctx.state.actor }) };
 
@@ -22,11 +25,12 @@ testOnBackends('cabinet link prints a one-time link (text and --json) that logs 
   const gateway = await startGateway(t, database);
   const account = await gateway.services.accounts.create('acme');
 
-  // As text: the URL on the first line (the configured server's address), then what it opens.
+  // As text: the URL on the first line (the address the running gateway recorded), then what it opens.
   const text = await runCli(['cabinet', 'link', '--account', 'acme'], env);
   t.is(text.exitCode, 0, text.stderr);
   const [url, blank, note] = text.stdout.trimEnd().split('\n');
-  t.regex(url!, /^http:\/\/127\.0\.0\.1:8080\/cabinet\/login#token=gwl_[A-Za-z0-9_-]{43}$/);
+  t.true(url!.startsWith(`${gateway.url}/cabinet/login#token=`), url);
+  t.regex(url!, /\/cabinet\/login#token=gwl_[A-Za-z0-9_-]{43}$/);
   t.is(blank, '');
   t.regex(note!, /^Opens the cabinet of account acme, once, until \d{4}-\d\d-\d\dT[\d:.]+Z\. Send it privately: whoever opens it first is logged in\.$/);
   const token = url!.split('#token=')[1]!;
@@ -36,7 +40,8 @@ testOnBackends('cabinet link prints a one-time link (text and --json) that logs 
   t.is((await login(gateway.url, token)).status, 401, 'once');
 
   const json = await runCliJson(['cabinet', 'link', '--admin'], env);
-  t.deepEqual(Object.keys(json).sort(), ['expires_at', 'url']);
+  t.deepEqual(Object.keys(json).sort(), ['expires_at', 'path', 'url']);
+  t.is(json.url, `${gateway.url}${json.path}`);
   const linkRow = await database.db('login_links').where({ kind: 'admin' }).first();
   t.is(json.expires_at, new Date(Number(linkRow.expires_at)).toISOString());
   t.is(Number(linkRow.expires_at) - Number(linkRow.created_at), 15 * 60_000);
@@ -57,6 +62,48 @@ testOnBackends('cabinet link prints a one-time link (text and --json) that logs 
       [actor, 'login_link.create', null, 'admin'],
     ],
   );
+});
+
+testOnBackends('cabinet link points at the port serve runs on, or at cabinet.public_url when set; when neither is known it prints the path and says so', async (t, database) => {
+  t.timeout(170_000);
+  const env = cliEnv(database);
+  await runCliJson(['accounts', 'create', 'acme'], env);
+  const unknownNote =
+    "The gateway's address is not known: cabinet.public_url is not set and no serve is running on this machine. " +
+    'Open this path on the address where the gateway answers (http://HOST:PORT), and set cabinet.public_url in the configuration (e.g. https://gateway.example.com) so that links are printed whole.';
+
+  // Nothing running, no public_url: the path alone, and what to do (not a guess at server.port).
+  const unknown = await runCli(['cabinet', 'link', '--account', 'acme'], env);
+  t.is(unknown.exitCode, 0, unknown.stderr);
+  const [pathLine, , opens, note] = unknown.stdout.trimEnd().split('\n');
+  t.regex(pathLine!, /^\/cabinet\/login#token=gwl_[A-Za-z0-9_-]{43}$/);
+  t.regex(opens!, /^Opens the cabinet of account acme, once, until /);
+  t.is(note, unknownNote);
+  const unknownJson = await runCliJson(['cabinet', 'link', '--admin'], env);
+  t.is(unknownJson.url, null);
+  t.regex(unknownJson.path, /^\/cabinet\/login#token=gwl_[A-Za-z0-9_-]{43}$/);
+
+  // serve on another port than the configured 8080: the link is to where it answers, and opens a session there.
+  const serve = await startServeProcess(env);
+  t.teardown(() => serve.stop());
+  t.not(new URL(serve.url).port, '8080');
+  const printed = await runCliJson(['cabinet', 'link', '--account', 'acme'], env);
+  t.is(printed.url, `${serve.url}${printed.path}`);
+  t.is((await login(serve.url, printed.path.split('#token=')[1])).status, 200);
+  const text = await runCli(['cabinet', 'link', '--account', 'acme'], env);
+  t.true(text.stdout.startsWith(`${serve.url}/cabinet/login#token=gwl_`), text.stdout);
+
+  // cabinet.public_url set: the operator's address wins over the running serve's.
+  const configured = parse(readFileSync(exampleConfigPath, 'utf8'));
+  configured.cabinet = { ...configured.cabinet, public_url: 'https://gateway.example.com' };
+  const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'gw-link-')), 'gateway.yaml');
+  writeFileSync(configFile, stringify(configured));
+  const public_ = await runCliJson(['cabinet', 'link', '--admin'], { ...env, GATEWAY_CONFIG: configFile });
+  t.is(public_.url, `https://gateway.example.com${public_.path}`);
+
+  // Stopped: its address is forgotten, nothing is known again.
+  await serve.stop();
+  t.is((await runCliJson(['cabinet', 'link', '--admin'], env)).url, null);
 });
 
 testOnBackends('admin tokens create|ls|revoke: the secret once, a revoked token refused over HTTP from the next request; audited', async (t, database) => {

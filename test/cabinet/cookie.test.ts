@@ -42,6 +42,7 @@ test('the cabinet configuration: defaults, the public URL, and refusals naming t
   const defaults = loadConfig({ raw: {}, env: {} }).cabinet;
   t.deepEqual(defaults, {
     publicUrl: 'http://127.0.0.1:8080',
+    publicUrlConfigured: false,
     linkTtlMs: 900_000,
     sessionIdleMs: 7_200_000,
     sessionMaxMs: 604_800_000,
@@ -51,6 +52,7 @@ test('the cabinet configuration: defaults, the public URL, and refusals naming t
   t.is(loadConfig({ raw: { server: { host: '0.0.0.0', port: 9000 } }, env: {} }).cabinet.publicUrl, 'http://127.0.0.1:9000', 'a wildcard host is reached on loopback');
   t.is(loadConfig({ raw: { server: { host: '::' } }, env: { GATEWAY_PORT: '8443' } }).cabinet.publicUrl, 'http://[::1]:8443');
   t.is(loadConfig({ raw: { cabinet: { public_url: 'https://gw.example.com/' } }, env: {} }).cabinet.publicUrl, 'https://gw.example.com', 'no trailing slash');
+  t.true(loadConfig({ raw: { cabinet: { public_url: 'https://gw.example.com/' } }, env: {} }).cabinet.publicUrlConfigured);
   const withPath = t.throws(() => loadConfig({ raw: { cabinet: { public_url: 'https://gw.example.com/cabinet' } }, env: {} }), { instanceOf: ConfigError });
   t.regex(withPath.message, /cabinet\.public_url: expected a scheme and host only/);
   const badTtl = t.throws(() => loadConfig({ raw: { cabinet: { link_ttl: 'soon' } }, env: {} }), { instanceOf: ConfigError });

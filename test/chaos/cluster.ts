@@ -1,6 +1,7 @@
 // The real processes of a chaos run: one `gateway simulate` upstream, two `gateway serve`
-// (--no-worker) and one `gateway worker` over a fresh database, and on PostgreSQL a Redis
-// cache, both reached through loopback TCP proxies the faults can cut. The harness's own
+// (--no-worker) and one `gateway worker` over a fresh database, and a Redis cache (two serves
+// on one SQLite file must share their rate limits through it, or the second is refused); on
+// PostgreSQL the database and Redis are reached through loopback TCP proxies the faults can cut. The harness's own
 // database connection goes straight to the database, so the checks can read it while the
 // gateway's path is cut.
 //
@@ -129,13 +130,14 @@ export class Cluster {
     const simulator = await startProcess(['simulate', '--host', '127.0.0.1', '--port', '0'], { GATEWAY_LOG_LEVEL: 'warn' });
     let databaseProxy: TcpProxy | undefined;
     let redisProxy: TcpProxy | undefined;
-    const extraEnv: Record<string, string> = { GATEWAY_CACHE_URL: 'memory' };
+    if (!options.redisUrl) throw new Error(`the ${backend} chaos run needs Redis (GATEWAY_TEST_REDIS_URL): its two serve processes share their rate limits through it`);
+    // SQLite: Redis straight (no fault cuts it there).
+    const extraEnv: Record<string, string> = { GATEWAY_CACHE_URL: options.redisUrl };
     if (backend === 'postgres') {
       const direct = new URL(database.url);
       databaseProxy = await startTcpProxy(Number(direct.port || 5432), direct.hostname);
       direct.port = String(databaseProxy.port);
       extraEnv.GATEWAY_DATABASE_URL = direct.toString();
-      if (!options.redisUrl) throw new Error('the PostgreSQL chaos run needs Redis (GATEWAY_TEST_REDIS_URL)');
       const redis = new URL(options.redisUrl);
       redisProxy = await startTcpProxy(Number(redis.port || 6379), redis.hostname);
       redis.port = String(redisProxy.port);

@@ -2,9 +2,9 @@
 // within seconds by the processes still alive (and a newly started one), not after holds.ttl
 // (1 h here); the streams of a second, live process keep their holds and are charged as usual.
 import type { ExecutionContext } from 'ava';
-import { assertLedgerInvariants, testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { assertLedgerInvariants, countRun, testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
-import { createClient, processEnv, startProcess, startSimulatorProcess, writeSharedConfig, type RunningProcess } from '../helpers/processes.js';
+import { createClient, processEnv, startProcess, startSimulatorProcess, twoServesEnv, writeSharedConfig, type RunningProcess } from '../helpers/processes.js';
 
 interface OpenStream {
   /** Resolves with the whole body, or with what came before the connection broke. */
@@ -55,7 +55,8 @@ async function run(t: ExecutionContext, database: TestDatabase): Promise<void> {
   const simulator = await startSimulatorProcess(t);
   // Heartbeats every 250 ms, gone after 2 s; holds.ttl stays at 1 h: only the owner sweep can release in time.
   const config = writeSharedConfig(simulator.url, { holds: { ttl: '1h', sweep_interval: '30s', heartbeat_interval: '250ms', owner_gone_after: '2s' } });
-  const env = processEnv(config, database);
+  // Two serves at once (the survivor and a second doomed one): on SQLite they share their rate limits through Redis.
+  const env = processEnv(config, database, twoServesEnv(database));
   const start = () => startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
   const victims = await createClient(database, 100_000_000n);
   const bystanders = await createClient(database, 100_000_000n);
@@ -99,6 +100,7 @@ async function run(t: ExecutionContext, database: TestDatabase): Promise<void> {
   const bystanderCharges = await database.db('ledger_transactions').where({ account_id: bystanders.accountId, kind: 'charge' });
   t.is(bystanderCharges.length, 5);
   await assertLedgerInvariants(t, database.db);
+  if (database.backend === 'sqlite') countRun('redis');
 }
 
-testOnBackends('kill -9 during 25 streams: the next process releases their holds within seconds; a live process\'s own streams keep theirs', run);
+testOnBackends('kill -9 during 25 streams: the next process releases their holds within seconds; a live process\'s own streams keep theirs', run, { sqliteNeeds: ['redis'] });

@@ -4,10 +4,10 @@
 // job is handed back. Another runner takes it over at once — not after jobs.lease, here far
 // longer than the test — reconciles the submit by its idempotency key, and the job ends once,
 // sent upstream once, charged once. Before: `gateway worker` waited the whole minute.
-import { testOnBackends } from '../helpers/backends.js';
+import { countRun, testOnBackends } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
 import { api, assertJobMoneySettled } from '../helpers/jobs.js';
-import { createClient, processEnv, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
+import { createClient, processEnv, startProcess, startSimulatorProcess, twoServesEnv, writeSharedConfig } from '../helpers/processes.js';
 
 const submitDelayMs = 60_000;
 
@@ -20,7 +20,8 @@ for (const runner of [{ name: 'worker', args: ['worker'] }, { name: 'serve', arg
       // A lease longer than the test: the job can only move on because it was handed back.
       jobs: { tick: '50ms', lease: '10m', deadline: '30m', concurrency: 4 },
     });
-    const env = processEnv(config, database);
+    // The serve runner runs beside the API-only serve: on SQLite they share their rate limits through Redis.
+    const env = processEnv(config, database, runner.name === 'serve' ? twoServesEnv(database) : {});
     const client = await createClient(database, 100_000_000n);
     const gateway = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env);
     t.teardown(() => gateway.stop());
@@ -60,5 +61,6 @@ for (const runner of [{ name: 'worker', args: ['worker'] }, { name: 'serve', arg
     t.is(BigInt(charges[0].amount_units), -BigInt(job.charged_units));
     t.is((await database.db('holds').where({ id: job.hold_id }).first()).status, 'settled');
     await assertJobMoneySettled(t, database, client.accountId);
-  });
+    if (runner.name === 'serve' && database.backend === 'sqlite') countRun('redis');
+  }, runner.name === 'serve' ? { sqliteNeeds: ['redis'] } : {});
 }

@@ -5,10 +5,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { KeyNotLiveError } from '../../src/billing/errors.js';
-import { testOnBackends } from '../helpers/backends.js';
+import { countRun, testOnBackends } from '../helpers/backends.js';
 import { startChatGateway } from '../helpers/chat-gateway.js';
 import { cliEnv, runCliJson } from '../helpers/cli.js';
-import { createClient, processEnv, startProcess, startSimulatorProcess, writeSharedConfig } from '../helpers/processes.js';
+import { createClient, processEnv, startProcess, startSimulatorProcess, twoServesEnv, writeSharedConfig } from '../helpers/processes.js';
 
 const freeModel = { id: 't/free', name: 'free', type: 'text', route: { provider: 'openai', model: 'chat' }, pricing: { per_1m_input_tokens: '0', per_1m_output_tokens: '0' } };
 
@@ -79,9 +79,10 @@ testOnBackends('the key cache answers only where asked; a plain lookup sees a re
 });
 
 testOnBackends('a key revoked while two `serve` processes have it cached is refused by both on their next request', async (t, database) => {
-  // Two real serve processes on one database, each with its own key cache; a third (the CLI) revokes.
+  // Two real serve processes on one database, each with its own key cache (in process: Redis, which
+  // shares their rate limits on SQLite, holds no keys); a third (the CLI) revokes.
   const simulator = await startSimulatorProcess(t);
-  const env = processEnv(writeSharedConfig(simulator.url), database);
+  const env = processEnv(writeSharedConfig(simulator.url), database, twoServesEnv(database));
   const { accountId, key } = await createClient(database, 1_000_000n);
   const keyId = ((await database.db('api_keys').where({ account_id: accountId }).first()) as { id: string }).id;
   const servers = [await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env), await startProcess(['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], env)];
@@ -110,4 +111,5 @@ testOnBackends('a key revoked while two `serve` processes have it cached is refu
     t.is((await fetch(`${server.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } })).status, 401, `history on process ${index + 1}`);
   }
   t.deepEqual(await balance(), before, 'nothing charged or held after the revocation');
-});
+  if (database.backend === 'sqlite') countRun('redis');
+}, { sqliteNeeds: ['redis'] });

@@ -70,10 +70,16 @@ async function acquirePgSlot(): Promise<() => void> {
 export function testOnBackends(
   title: string,
   body: (t: ExecutionContext, database: TestDatabase) => Promise<void>,
-  options: { poolMax?: number } = {},
+  /** `sqliteNeeds`: servers the SQLite variant needs too (Redis for two serves on one SQLite file); without them it is listed as skipped. */
+  options: { poolMax?: number; sqliteNeeds?: readonly Server[] } = {},
 ): void {
   if (!pgUrl) test.skip(`${title} [postgres] (${missingServers(['postgres'])})`, () => {});
+  const sqliteMissing = missingServers(options.sqliteNeeds ?? []);
   for (const backend of backends) {
+    if (backend === 'sqlite' && sqliteMissing !== undefined) {
+      test.skip(`${title} [sqlite] (${sqliteMissing})`, () => {});
+      continue;
+    }
     test(`${title} [${backend}]`, async (t) => {
       if (backend === 'postgres') t.teardown(await acquirePgSlot());
       const database = await createTestDatabase(backend, options);

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { ApiKeys } from '../../src/auth/api-keys.js';
 import { Ledger } from '../../src/billing/ledger.js';
-import type { TestDatabase } from './test-database.js';
+import { redisUrl, type TestDatabase } from './test-database.js';
 import { gatewayBin } from './cli.js';
 import { fastJobsConfig } from './job-config.js';
 
@@ -90,6 +90,17 @@ export function processEnv(configPath: string, database: TestDatabase, extra: Re
     GATEWAY_LOG_LEVEL: 'warn',
     ...extra,
   };
+}
+
+/**
+ * What two `serve` processes running at once on one database need beside processEnv: on SQLite,
+ * a Redis sharing their rate limits (without it the second is refused: src/process/serve-lock.ts).
+ * Register such a test with testOnBackends(…, { sqliteNeeds: ['redis'] }).
+ */
+export function twoServesEnv(database: TestDatabase): Record<string, string> {
+  if (database.backend !== 'sqlite') return {};
+  if (!redisUrl) throw new Error('two serve processes on one SQLite file need Redis (GATEWAY_TEST_REDIS_URL)');
+  return { GATEWAY_CACHE_URL: redisUrl };
 }
 
 /** An account with `balanceUnits` and an all-scopes key, written straight into the database. */

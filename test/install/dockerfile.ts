@@ -52,7 +52,8 @@ export function ignoredByDockerignore(relativePath: string): boolean {
 export const systemLines = [
   /^apt-get update && apt-get install -y --no-install-recommends python3 make g\+\+ && rm -rf \/var\/lib\/apt\/lists\/\*$/,
   /^groupadd --system --gid 10001 gateway && useradd --system --uid 10001 --gid gateway --home-dir \/var\/lib\/gateway --shell \/usr\/sbin\/nologin gateway$/,
-  /^mkdir -p \/var\/lib\/gateway && chown gateway:gateway \/var\/lib\/gateway$/,
+  // 0700: the data directory is the gateway user's alone (issue 30; src/db/private-files.ts).
+  /^mkdir -p \/var\/lib\/gateway && chown gateway:gateway \/var\/lib\/gateway && chmod 0700 \/var\/lib\/gateway$/,
 ];
 
 /** Development-only packages that must not reach the runtime image's node_modules. */
