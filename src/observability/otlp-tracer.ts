@@ -14,6 +14,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { formatRub } from '../billing/money.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { OtlpConfig } from '../config/load.js';
 import type { ChatRequest, ChatResult, Usage } from '../model/chat.js';
 import { inputMessages, outputMessages, systemInstructions } from './gen-ai-content.js';
@@ -55,7 +56,8 @@ class OtlpStepSpan implements StepSpan {
     this.span.setAttribute('gateway.billed.estimated', estimated);
   }
   end(error?: unknown): void {
-    if (error !== undefined) fail(this.span, error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : error instanceof Error ? error.name : 'error');
+    // The catalog's code, as the client got it (insufficient_balance, key_budget_exceeded, database_unavailable…).
+    if (error !== undefined) fail(this.span, toGatewayError(error, 'http')?.code ?? 'internal_error');
     this.span.end();
   }
 }

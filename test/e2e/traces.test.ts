@@ -344,3 +344,31 @@ test('without observability.otlp the tracer is the shared no-op', async (t) => {
   const gateway = await startGateway(t, await sqlite(t));
   t.is(gateway.services.tracer, noopTracer);
 });
+
+test('failures: an upstream 500 marks its try and the request (502) as errors and releases the hold; a 402 is a failed hold', async (t) => {
+  const receiver = await otlpReceiver(t);
+  const { gateway, openai } = await tracedGateway(t, { otlp: { endpoint: receiver.endpoint, protocol: 'http/json' } });
+  const failed = await openai.chat.completions.create({ model: 'compat/chat', messages: [{ role: 'user', content: 'hello [[sim:status=500]]' }] }).catch((error: unknown) => error);
+  t.is((failed as InstanceType<typeof OpenAI.APIError>).status, 502);
+  const broke = await gateway.newClient();
+  const refused = await new OpenAI({ apiKey: broke.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'compat/chat', messages: [{ role: 'user', content: 'hello' }] }).catch((error: unknown) => error);
+  t.is((refused as InstanceType<typeof OpenAI.APIError>).status, 402);
+  await gateway.stop();
+
+  const spans = receiver.spans();
+  const servers = spans.filter((span) => span.kind === 2);
+  t.is(servers.length, 2);
+  const childrenOf = (server: ReceivedSpan) => spans.filter((span) => span.parentSpanId === server.spanId).map((span) => [span.name, span.statusCode, span.attributes['error.type'] ?? null, span.attributes['gateway.amount_rub'] ?? null]);
+  const [upstreamFailed, holdRefused] = servers;
+  t.like(upstreamFailed!.attributes, { 'http.response.status_code': 502, 'gateway.error_code': 'upstream_error', 'gateway.charge_rub': '0.0000', 'error.type': '502' });
+  t.is(upstreamFailed!.statusCode, 2);
+  t.deepEqual(childrenOf(upstreamFailed!).map((child) => child.slice(0, 3)), [
+    ['gateway.hold', 0, null],
+    ['chat chat', 2, '500'],
+    ['gateway.settle', 0, null],
+  ]);
+  t.is(childrenOf(upstreamFailed!)[2]![3], '0.0000', 'the hold was released: nothing charged');
+  t.like(holdRefused!.attributes, { 'http.response.status_code': 402, 'gateway.error_code': 'insufficient_balance', 'gateway.charge_rub': '0.0000' });
+  t.is(holdRefused!.statusCode, 0, 'a 4xx is the client\'s, not the server\'s error');
+  t.deepEqual(childrenOf(holdRefused!), [['gateway.hold', 2, 'insufficient_balance', null]]);
+});
