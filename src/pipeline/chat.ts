@@ -265,9 +265,16 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
         pending = [];
         span.maxTokens(maxOutputTokens);
         if (trace.capturesContent) span.input(request);
-        const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
         const parser = adapter.createStreamParser(target, request);
-        await readEvents((event) => handle(parser.push(event)));
+        try {
+          const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+          await readEvents((event) => handle(parser.push(event)));
+        } catch (error) {
+          // A call cut because the client left fails as that (ClientGoneError), not as the
+          // connection error the transport reports: its span says so, and nothing else reads it
+          // otherwise (the failure below is the abort's reason either way).
+          throw abort.signal.aborted ? abort.signal.reason : error;
+        }
         handle(parser.end());
         if (trace.recording) span.answered({ id: accumulator.id, model: accumulator.model, finishReason: accumulator.finishReason, usage: accumulator.usage });
         if (trace.capturesContent) span.output(accumulator.result({ created }));

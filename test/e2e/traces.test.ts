@@ -372,3 +372,33 @@ test('failures: an upstream 500 marks its try and the request (502) as errors an
   t.is(holdRefused!.statusCode, 0, 'a 4xx is the client\'s, not the server\'s error');
   t.deepEqual(childrenOf(holdRefused!), [['gateway.hold', 2, 'insufficient_balance', null]]);
 });
+
+test('a client that leaves mid-stream: the try ends as client_gone, and the settle charges what was produced', async (t) => {
+  const receiver = await otlpReceiver(t);
+  const { gateway, client } = await tracedGateway(t, { otlp: { endpoint: receiver.endpoint, protocol: 'http/json' } });
+  const leave = new AbortController();
+  // The simulator's pacing (200 ms between chunks) keeps the stream going while the client leaves after its first chunk.
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${client.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'compat/chat', stream: true, messages: [{ role: 'user', content: 'hello [[sim:delay=200]] [[sim:tokens=200]]' }] }),
+    signal: leave.signal,
+  });
+  const reader = response.body!.getReader();
+  await reader.read();
+  leave.abort();
+  await reader.read().catch(() => undefined);
+  await gateway.stop();
+
+  const spans = receiver.spans();
+  const server = spans.find((span) => span.kind === 2)!;
+  const children = spans.filter((span) => span.parentSpanId === server.spanId);
+  t.deepEqual(children.map((span) => [span.name, span.attributes['error.type'] ?? null]), [
+    ['gateway.hold', null],
+    ['chat chat', 'client_gone'],
+    ['gateway.settle', null],
+  ]);
+  const charged = children[2]!.attributes['gateway.amount_rub'];
+  t.is(server.attributes['gateway.charge_rub'], charged);
+  t.not(charged, '0.0000', 'what was produced is charged');
+});
