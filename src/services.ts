@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { readBacklog } from './observability/backlog.js';
 import { UpstreamObserver } from './observability/upstream.js';
+import { openTracer, type Tracer } from './observability/tracer.js';
 import type { Upstream } from './vendors/shared/http-transport.js';
 import { createUpstreams, needsSimulator } from './vendors/upstreams.js';
 import { createKeyv } from './cache/keyv.js';
@@ -84,6 +85,8 @@ export interface ServerServices extends Services {
   readonly holdOwner: HoldOwner;
   /** Settles and releases of finished requests, retried in the background while the database is unreachable. */
   readonly settles: PendingSettles;
+  /** Traces (observability.otlp): the no-op unless configured, so a request allocates nothing for them by default. */
+  readonly tracer: Tracer;
 }
 
 /** Settles kept for retry during a database outage at most (beyond: see pending-settles.ts). */
@@ -206,6 +209,7 @@ export async function openServerServices(
     onDropped: (count) => metrics.settlesDropped.inc(count),
   });
   const blobStore = blobStoreIdentity(config.storage.blobs, config.instance.hostname);
+  const tracer = await openTracer(config, base.logger);
   return {
     ...base,
     rateLimiter,
@@ -230,9 +234,10 @@ export async function openServerServices(
       admit: (others) => admitInstance({ hostname: config.instance.hostname, blobStore }, others, base.logger),
     }),
     settles,
+    tracer,
     async close() {
       await settles.close(stopFlushDeadlineMs);
-      await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs)]);
+      await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs), tracer.close()]);
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));
       await simulator?.close();
       await rateLimiter.close();

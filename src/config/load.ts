@@ -87,6 +87,22 @@ export interface Config {
   readonly metrics: MetricsConfig;
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
+  /** observability.otlp: absent when traces are off (the default). */
+  readonly observability: { readonly otlp: OtlpConfig | undefined };
+}
+
+/** Where and how traces are exported (src/observability/otlp-tracer.ts). */
+export interface OtlpConfig {
+  /** The full address spans are posted to (…/v1/traces). */
+  readonly tracesUrl: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  /** Read from headers_env; secrets (an API key), never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Why headers_env gave no headers (unset or unreadable), reported when the exporter starts. */
+  readonly headersProblem: string | undefined;
+  readonly serviceName: string;
+  readonly captureContent: boolean;
+  readonly sampleRatio: number;
 }
 
 /** Who may read GET /metrics (src/http/metrics-access.ts). */
@@ -358,6 +374,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     metrics: metricsConfig(file.metrics, env),
     providers,
     models: file.models,
+    observability: { otlp: file.observability.otlp === undefined ? undefined : otlpConfig(file.observability.otlp, env) },
   };
 }
 
@@ -377,7 +394,39 @@ function metricsConfig(metrics: ConfigFile['metrics'], env: NodeJS.ProcessEnv): 
   return { tokenEnv: metrics.token_env, token, tokenProblem, listen };
 }
 
-/** The cabinet's address when none is configured: the server's own; a wildcard address is reached on loopback. */
+function otlpConfig(otlp: NonNullable<ConfigFile['observability']['otlp']>, env: NodeJS.ProcessEnv): OtlpConfig {
+  const base = otlp.endpoint.replace(/\/+$/, '');
+  const { headers, problem } = otlpHeaders(otlp.headers_env, env);
+  return {
+    tracesUrl: base.endsWith('/v1/traces') ? base : `${base}/v1/traces`,
+    protocol: otlp.protocol,
+    headers,
+    headersProblem: problem,
+    serviceName: otlp.service_name,
+    captureContent: otlp.capture_content,
+    sampleRatio: otlp.sample_ratio,
+  };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS's format: comma-separated name=value pairs, values percent-encoded. */
+function otlpHeaders(name: string | undefined, env: NodeJS.ProcessEnv): { headers: Record<string, string>; problem: string | undefined } {
+  if (name === undefined) return { headers: {}, problem: undefined };
+  const text = env[name];
+  if (!text) return { headers: {}, problem: `observability.otlp.headers_env names ${name}, which is not set: spans are sent without headers` };
+  const headers: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const at = pair.indexOf('=');
+    const header = pair.slice(0, at).trim();
+    if (at <= 0 || header === '') return { headers: {}, problem: `${name} is not a list of name=value pairs: spans are sent without headers` };
+    try {
+      headers[header.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      return { headers: {}, problem: `${name} has a badly encoded value for "${header}": spans are sent without headers` };
+    }
+  }
+  return { headers, problem: undefined };
+}
+
 /** An address browsers can open for a server listening on `host`: a wildcard host becomes loopback. */
 export function defaultPublicUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;

@@ -267,6 +267,26 @@ export const configSchema = z.strictObject({
       level: z.enum(logLevels).default('info'),
     })
     .prefault({}),
+  /** Opt-in telemetry beyond the log and /metrics (docs/operations.md "Traces"). */
+  observability: z
+    .strictObject({
+      /** OpenTelemetry traces over OTLP/HTTP; absent: none, and no OpenTelemetry code is loaded. */
+      otlp: z
+        .strictObject({
+          /** The collector's base address (…/v1/traces is appended unless it ends so already). */
+          endpoint: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected an http(s) address such as "http://127.0.0.1:4318"'),
+          protocol: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+          /** An environment variable holding headers for the collector, as OTEL_EXPORTER_OTLP_HEADERS: "name=value,name2=value2". */
+          headers_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as OTLP_HEADERS').optional(),
+          service_name: z.string().min(1).default('gateway'),
+          /** Record prompts and completions (gen_ai.input.messages, gen_ai.output.messages) on the spans. */
+          capture_content: z.boolean().default(false),
+          /** The share of requests traced (by trace id), 0 to 1. */
+          sample_ratio: z.number().min(0).max(1).default(1),
+        })
+        .optional(),
+    })
+    .prefault({}),
   /** The web cabinet (docs/cabinet.md): login links, sessions and their limits. */
   cabinet: z
     .strictObject({

@@ -4,6 +4,7 @@ import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
 import type { AdminScope } from '../cabinet/admin-scopes.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import type { RequestTrace } from '../observability/tracer.js';
 import type { ServerServices } from '../services.js';
 import type { MetricsAccess } from './metrics-access.js';
 import type { ClientAddresses } from './client-address.js';
@@ -34,6 +35,8 @@ export interface RequestState {
   chargedUnits: bigint;
   /** The error a request was answered with, also when it went out inside a stream (the request log keeps it). */
   failure?: GatewayError;
+  /** The request's trace (the shared no-op when traces are off or the sampler left it out). */
+  trace: RequestTrace;
 }
 
 export type Context = ParameterizedContext<RequestState> & {
@@ -48,6 +51,6 @@ export type Context = ParameterizedContext<RequestState> & {
 export type Handler = (ctx: Context, services: ServerServices) => Promise<void> | void;
 
 /** The caller as the pipeline knows it: the key, the request id, and the state it notes the model and charge on. */
-export function callerOf(ctx: Context): { readonly apiKey: ApiKey; readonly requestId: string; readonly log: RequestState } {
-  return { apiKey: ctx.state.apiKey!, requestId: ctx.state.requestId, log: ctx.state };
+export function callerOf(ctx: Context): { readonly apiKey: ApiKey; readonly requestId: string; readonly log: RequestState; readonly trace: RequestTrace } {
+  return { apiKey: ctx.state.apiKey!, requestId: ctx.state.requestId, log: ctx.state, trace: ctx.state.trace };
 }

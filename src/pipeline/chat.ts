@@ -7,9 +7,8 @@
 import { assertScope } from '../auth/assert-scope.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey } from '../auth/api-keys.js';
-import { affordableOutputTokens, chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
-import { InsufficientBalanceError, KeyChangedError } from '../billing/errors.js';
-import { assertKeyUsable, assertModelAllowed, keyBudget } from '../auth/key-policy.js';
+import { chargeForUsage } from '../billing/chat-pricing.js';
+import { assertKeyUsable, assertModelAllowed } from '../auth/key-policy.js';
 import type { CatalogModel, Route } from '../catalog/catalog.js';
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
@@ -18,8 +17,10 @@ import { closestReasoningEffort } from '../model/reasoning.js';
 import { countTextTokens, highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import { openEventStream } from '../vendors/shared/http-transport.js';
 import { UpstreamError, type UpstreamTarget } from '../vendors/types.js';
+import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js';
 import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
+import { holdWorstCase } from './chat-hold.js';
 import { fitContextWindow } from './context-window.js';
 import { meter } from './meter.js';
 import { tryRoutes } from './route-fallback.js';
@@ -27,8 +28,6 @@ import { allRoutesCoolingDown, chooseRoutes } from './routing.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 import { upstreamFailure } from './upstream-failure.js';
 
-/** Never send upstream an output budget smaller than this: below it, refuse with 402 instead. */
-export const minimumOutputTokens = 256;
 /** Output cap for models that do not declare one. */
 const defaultMaxOutputTokens = 4_096;
 
@@ -42,6 +41,8 @@ export interface ChatInput {
   readonly log: { model?: string; provider?: string; failure?: GatewayError };
   /** The client's address (src/http/client-address.ts), for a key with an IP allowlist read again mid-request. */
   readonly address?: string;
+  /** The request's trace: the hold, each upstream try and the settle are its child spans. */
+  readonly trace?: RequestTrace;
 }
 
 export interface ChatOutcome {
@@ -133,75 +134,10 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
   }
 }
 
-/**
- * The output budget and the hold, in one round trip on the common path: the worst case is
- * held directly. Only when the balance does not cover it: a client max_tokens is a 402 naming
- * the affordable value; without one, the budget (the model's cap, or the room its context window
- * leaves) is clamped to what the balance covers (never below minimumOutputTokens) and held again.
- */
-async function holdWorstCase(
-  services: ServerServices,
-  request: ChatRequest,
-  model: CatalogModel,
-  input: { inputTokens: number; outputBudget: number },
-  apiKey: ApiKey,
-  details: { requestId: string; description: string; address: string | undefined },
-) {
-  const prices = tokenPrices(model.config.pricing);
-  const { inputTokens } = input;
-  let maxOutputTokens = input.outputBudget;
-  const worst = worstCaseUnits(prices, inputTokens, maxOutputTokens);
-  let key = apiKey;
-  if (worst === 0n) {
-    // A free model: nothing to hold or charge, so the key is checked on its own.
-    for (;;) {
-      const refusal = await services.apiKeys.refusal(key.id, key.revision);
-      if (!refusal) return { prices, maxOutputTokens, hold: undefined };
-      if (!(refusal instanceof KeyChangedError)) throw refusal;
-      key = await reloadKey(services, key, model.id, details.address);
-    }
-  }
-  // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts);
-  // a key changed since (keys update) is read again, the request checked against it, and held again.
-  const holdFor = async (amount: bigint) => {
-    for (;;) {
-      const budget = keyBudget(key, services.now());
-      const options = {
-        ttlMs: services.config.holds.ttlMs, model: model.id, keyId: key.id, keyRevision: key.revision, instanceId: services.holdOwner.id,
-        requestId: details.requestId, description: details.description, ...(budget ? { budget } : {}),
-      };
-      try {
-        return await services.settles.hold(key.accountId, amount, options);
-      } catch (error) {
-        if (!(error instanceof KeyChangedError)) throw error;
-        key = await reloadKey(services, key, model.id, details.address);
-      }
-    }
-  };
-  try {
-    return { prices, maxOutputTokens, hold: await holdFor(worst) };
-  } catch (error) {
-    if (!(error instanceof InsufficientBalanceError)) throw error;
-    const affordable = affordableOutputTokens(prices, error.availableUnits, inputTokens);
-    if (request.maxOutputTokens !== undefined || affordable < minimumOutputTokens) {
-      const hint = affordable >= 1 ? `The balance covers max_tokens up to ${affordable}.` : undefined;
-      throw new InsufficientBalanceError(worst, error.availableUnits, hint);
-    }
-    maxOutputTokens = affordable;
-  }
-  return { prices, maxOutputTokens, hold: await holdFor(worstCaseUnits(prices, inputTokens, maxOutputTokens)) };
-}
-
-/** The key read again after a hold found the cached copy stale, and the request checked against it (expiry, address, model). */
-async function reloadKey(services: ServerServices, stale: ApiKey, modelId: string, address: string | undefined): Promise<ApiKey> {
-  const fresh = await services.apiKeys.refresh(stale.id);
-  assertKeyUsable(fresh, services.now(), address);
-  assertModelAllowed(fresh, modelId);
-  return fresh;
-}
-
 export async function runChat(services: ServerServices, input: ChatInput): Promise<ChatOutcome> {
   const { dialect, requestId, sink } = input;
+  const trace = input.trace ?? noopRequestTrace;
+  trace.operation('chat', 'chat');
   let { apiKey } = input;
   const started = performance.now();
   const decoded = dialect.decodeRequest(input.body);
@@ -229,11 +165,21 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     { requested: request.maxOutputTokens, cap: capabilities.maxOutputTokens },
     String(dialect.locations.messages.at(-1)),
   );
-  const { prices, maxOutputTokens, hold } = await holdWorstCase(services, request, model, { inputTokens: highInputTokens(inputSize), outputBudget }, apiKey, {
-    requestId,
-    description: `${dialect.name} ${model.id}`,
-    address: input.address,
-  });
+  const holdSpan = trace.hold();
+  let held: Awaited<ReturnType<typeof holdWorstCase>>;
+  try {
+    held = await holdWorstCase(services, request, model, { inputTokens: highInputTokens(inputSize), outputBudget }, apiKey, {
+      requestId,
+      description: `${dialect.name} ${model.id}`,
+      address: input.address,
+    });
+  } catch (error) {
+    holdSpan.end(error);
+    throw error;
+  }
+  const { prices, maxOutputTokens, hold } = held;
+  holdSpan.amount(hold?.amountUnits ?? 0n);
+  holdSpan.end();
 
   // Gateway-tracked prompt cache, for upstreams that cache but do not say so.
   const trackedCachedTokens = model.config.capabilities.prompt_cache ? await services.prefixTracker.cachedTokens(model.id, request) : 0;
@@ -306,7 +252,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
     await tryRoutes(
       routes,
       services.routeCooldowns,
-      async (route) => {
+      async (route, span) => {
         const upstream = services.upstreams.get(route.provider.name)!;
         const adapter = upstream.adapter;
         if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
@@ -317,10 +263,21 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
         attemptStartedAt = performance.now();
         accumulator = new ResultAccumulator();
         pending = [];
-        const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+        span.maxTokens(maxOutputTokens);
+        if (trace.capturesContent) span.input(request);
         const parser = adapter.createStreamParser(target, request);
-        await readEvents((event) => handle(parser.push(event)));
+        try {
+          const readEvents = await openEventStream(upstream, adapter, adapter.buildRequest({ ...request, model: model.id }, target), abort.signal);
+          await readEvents((event) => handle(parser.push(event)));
+        } catch (error) {
+          // A call cut because the client left fails as that (ClientGoneError), not as the
+          // connection error the transport reports: its span says so, and nothing else reads it
+          // otherwise (the failure below is the abort's reason either way).
+          throw abort.signal.aborted ? abort.signal.reason : error;
+        }
         handle(parser.end());
+        if (trace.recording) span.answered({ id: accumulator.id, model: accumulator.model, finishReason: accumulator.finishReason, usage: accumulator.usage });
+        if (trace.capturesContent) span.output(accumulator.result({ created }));
       },
       // Another route may serve it only if nothing was produced and the failure is transient.
       (error) => !producedOutput && !encoder && error instanceof UpstreamError && error.retryable && !abort.signal.aborted,
@@ -331,6 +288,7 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
           { operation: 'chat', model: model.id, requestId },
           abort.signal.aborted ? { route: attempt.route, attempt: attempt.attempt, seconds: attempt.seconds } : attempt,
         ),
+      trace,
     );
   } catch (error) {
     failure = abort.signal.aborted ? abort.signal.reason : error;
@@ -373,15 +331,24 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   // charge: a process killed after the settle cannot leave a charge without its record). A
   // settle or release the database cannot take now is retried in the background
   // (pending-settles.ts): the response goes out either way, the charge lands later.
-  if (usage && hold) {
-    const settlement = await services.settles.settle(hold, chargeForUsage(prices, usage), { requestId, model: model.id, usage: record });
-    chargedUnits = settlement.chargedUnits;
-    if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
-  } else {
-    if (hold) await services.settles.release(hold.id);
-    // Nothing charged: the record goes with the batched ones.
-    services.usageRecords.record({ ...record, cost_units: 0 });
+  const settleSpan = trace.settle();
+  try {
+    if (usage && hold) {
+      const settlement = await services.settles.settle(hold, chargeForUsage(prices, usage), { requestId, model: model.id, usage: record });
+      chargedUnits = settlement.chargedUnits;
+      if (settlement.capped) services.logger.warn({ request_id: requestId, model: model.id, usage }, 'charge capped at the hold: the input estimate was too low');
+    } else {
+      if (hold) await services.settles.release(hold.id);
+      // Nothing charged: the record goes with the batched ones.
+      services.usageRecords.record({ ...record, cost_units: 0 });
+    }
+  } catch (error) {
+    settleSpan.end(error);
+    throw error;
   }
+  settleSpan.amount(chargedUnits);
+  if (usage) settleSpan.billed(usage, estimated);
+  settleSpan.end();
   outcome.chargedUnits = chargedUnits;
   // The key's tokens per minute count what the call used (cached input included), before the
   // answer's end goes out: the client's next request sees them.

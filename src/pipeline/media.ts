@@ -15,6 +15,7 @@ import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';
 import { upstreamFailure } from './upstream-failure.js';
+import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js';
 
 /** The model a media request names (or the first enabled model of the type when it names none). */
 export function resolveMediaModel(services: ServerServices, name: string | undefined, types: readonly ModelType[]): CatalogModel {
@@ -37,6 +38,8 @@ export interface MediaCaller {
   readonly apiKey: ApiKey;
   readonly requestId: string;
   readonly log: { model?: string; provider?: string; chargedUnits: bigint };
+  /** The request's trace: the hold, each upstream try and the settle are its child spans. */
+  readonly trace?: RequestTrace;
 }
 
 export interface MediaCall<Request, Result> {
@@ -72,27 +75,40 @@ export interface MediaUnits {
   readonly audioSeconds?: number;
 }
 
+/** The GenAI conventions' operation name of a media operation: embeddings are theirs; the rest generate content. */
+const genAiOperation = (operation: MediaCall<unknown, unknown>['operation']) => (operation === 'embed' ? 'embeddings' : 'generate_content');
+
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
 export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
+  const trace = caller.trace ?? noopRequestTrace;
+  trace.operation(genAiOperation(call.operation), call.operation);
   assertModelAllowed(caller.apiKey, model.id);
   const started = performance.now();
   const budget = keyBudget(caller.apiKey, services.now());
-  const hold =
-    call.holdUnits > 0n
-      ? await services.settles.hold(caller.apiKey.accountId, call.holdUnits, {
-          ttlMs: services.config.holds.ttlMs,
-          model: model.id,
-          requestId: caller.requestId,
-          description: call.description,
-          instanceId: services.holdOwner.id,
-          ...(budget ? { budget } : {}),
-        })
-      : undefined;
+  let hold: Awaited<ReturnType<ServerServices['settles']['hold']>> | undefined;
+  if (call.holdUnits > 0n) {
+    const holdSpan = trace.hold();
+    try {
+      hold = await services.settles.hold(caller.apiKey.accountId, call.holdUnits, {
+        ttlMs: services.config.holds.ttlMs,
+        model: model.id,
+        requestId: caller.requestId,
+        description: call.description,
+        instanceId: services.holdOwner.id,
+        ...(budget ? { budget } : {}),
+      });
+    } catch (error) {
+      holdSpan.end(error);
+      throw error;
+    }
+    holdSpan.amount(hold.amountUnits);
+    holdSpan.end();
+  }
   let result: Result;
   const routeTaken: { upstreamModel?: string } = {};
   try {
-    result = await callUpstream(services, call, routeTaken);
+    result = await callUpstream(services, call, routeTaken, trace);
   } catch (error) {
     if (hold) await services.settles.release(hold.id);
     throw upstreamFailure(error, services.upstreamObserver);
@@ -133,8 +149,16 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
       audio_seconds: units.audioSeconds ?? 0,
       video_seconds: 0,
     } as const;
-    const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id, usage });
-    caller.log.chargedUnits = settlement.chargedUnits;
+    const settleSpan = trace.settle();
+    try {
+      const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id, usage });
+      caller.log.chargedUnits = settlement.chargedUnits;
+    } catch (error) {
+      settleSpan.end(error);
+      throw error;
+    }
+    settleSpan.amount(caller.log.chargedUnits);
+    settleSpan.end();
   }
   if (caller.apiKey.tpm !== null) {
     // Media calls that report tokens (embeddings, decisions) count them against the key's tpm.
@@ -145,13 +169,13 @@ export async function chargedMediaCall<Request, Result>(services: ServerServices
 }
 
 /** `routeTaken` is told the upstream model of the route that answered. */
-async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }): Promise<Result> {
+async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }, trace: RequestTrace): Promise<Result> {
   const routes = availableRoutes(call.model.routes, services.routeCooldowns, services.now());
   if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
   return tryRoutes(
     routes,
     services.routeCooldowns,
-    (route) => {
+    (route, span) => {
       const upstream = services.upstreams.get(route.provider.name);
       const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
       const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
@@ -159,11 +183,18 @@ async function callUpstream<Request, Result>(services: ServerServices, call: Med
       const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
       call.caller.log.provider = upstream.name;
       routeTaken.upstreamModel = route.model;
-      return runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
+      const answer = runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
+      if (!trace.recording) return answer;
+      return answer.then((result) => {
+        const units = call.units(result);
+        span.answered({ usage: { inputTokens: units.inputTokens, outputTokens: units.outputTokens } });
+        return result;
+      });
     },
     // A transient failure: the next route may serve it.
     (error) => error instanceof UpstreamError && error.retryable,
     services.now,
     (attempt) => services.upstreamObserver.attempted({ operation: call.operation, model: call.model.id, requestId: call.caller.requestId }, attempt),
+    trace,
   );
 }

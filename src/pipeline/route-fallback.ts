@@ -5,6 +5,7 @@
 // a failure is the caller's rule (chat: nothing produced yet and a transient failure; media:
 // a transient failure; job submit: the vendor refused, so nothing was made upstream).
 import type { Route } from '../catalog/catalog.js';
+import { noopRequestTrace, type RequestTrace, type UpstreamSpan } from '../observability/tracer.js';
 import { UpstreamError } from '../vendors/types.js';
 
 /** The longest pause a Retry-After can put on a route, whatever the upstream asked. */
@@ -55,27 +56,34 @@ export interface RouteAttempt {
 export async function tryRoutes<Result>(
   routes: readonly Route[],
   cooldowns: Map<string, number>,
-  attempt: (route: Route) => Promise<Result>,
+  /** `span` is this try's (the no-op when the request is not traced): the caller records what the upstream answered on it. */
+  attempt: (route: Route, span: UpstreamSpan) => Promise<Result>,
   mayTryNext: (error: unknown) => boolean,
   /** The process's clock (services.now), which a pause is measured on. */
   now: () => number = Date.now,
   /** Told of every call made (for the upstream log line and metrics, observability/upstream.ts). */
   report?: (outcome: RouteAttempt) => void,
+  /** The request's trace: each try is a child span of it. */
+  trace: RequestTrace = noopRequestTrace,
 ): Promise<Result> {
   let lastError: unknown;
   let tried = 0;
   for (const [index, route] of routes.entries()) {
     const startedAt = performance.now();
+    const span = trace.upstreamTry(route.provider, route.model, tried + 1);
     try {
-      const result = await attempt(route);
+      const result = await attempt(route, span);
+      span.end();
       report?.({ route, attempt: tried + 1, seconds: (performance.now() - startedAt) / 1000 });
       return result;
     } catch (error) {
       // A route that cannot serve the operation never hides the failure of one that tried.
       if (error instanceof RouteCannotServe) {
+        span.discard();
         lastError ??= error;
         continue;
       }
+      span.end(error);
       tried++;
       lastError = error;
       if (error instanceof UpstreamError && error.retryAfterMs) cooldowns.set(routeKey(route), now() + cooldownMs(error.retryAfterMs));

@@ -95,6 +95,8 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
     ctx.state.requestId = requestId;
     ctx.state.startedAt = process.hrtime.bigint();
     ctx.state.chargedUnits = 0n;
+    // A header Node does not know arrives as one string (repeated ones joined), never an array.
+    const trace = (ctx.state.trace = services.tracer.startRequest(ctx.method, ctx.path, ctx.req.headers.traceparent as string | undefined));
     ctx.set('x-request-id', requestId);
     ctx.set('request-id', requestId);
     try {
@@ -134,7 +136,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       // the metrics are no part of what the client waits for (6% of a non-stream answer's
       // latency, docs/performance.md). Nothing is lost by the wait: the next request is read
       // after it, and a stop closes the server before the request log.
-      setImmediate(observe, {
+      const observation: Observation = {
         requestId,
         method: ctx.method,
         route: ctx._matchedRoute ?? 'unmatched',
@@ -147,7 +149,9 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
         provider: ctx.state.provider,
         chargedUnits: ctx.state.chargedUnits,
         failure: ctx.state.failure,
-      } satisfies Observation);
+      };
+      trace.end(observation);
+      setImmediate(observe, observation);
     }
   };
 }

@@ -17,6 +17,7 @@ export function chatHandler(dialect: Dialect): Handler {
       sink: koaSink(ctx),
       log: ctx.state,
       address: ctx.clientAddresses.of(ctx.req),
+      trace: ctx.state.trace,
     });
     ctx.state.model = outcome.model;
     ctx.state.chargedUnits = outcome.chargedUnits;
