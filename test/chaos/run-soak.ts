@@ -1,0 +1,140 @@
+// The soak run (issue 30, item 8): `npm run chaos -- --soak [--minutes N]`. The chaos cluster
+// (cluster.ts) under the chaos load (load.ts) and the hostile inputs of issue 13 (one batch
+// per round, to the steady serve process) for a fixed time, without kills or cuts: the serve
+// processes live the whole run, so their resident memory can be followed. It samples each
+// process's RSS (rss.ts), judges the serve processes' against their warm-up, and ends with the
+// chaos run's checks (checks.ts: every `lost:` figure). A leak shows as RSS climbing past the
+// warm-up's peak; a heap that only grew to its working size does not.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Backend } from '../helpers/test-database.js';
+import { Checker } from './checks.js';
+import { Cluster, type Role } from './cluster.js';
+import { type HostileOutcome, sendHostileInputs } from './hostile-inputs.js';
+import { emptyLoadStats, Load } from './load.js';
+import { Random } from './random.js';
+import { type ChaosSummary, emptySummary, summaryLines } from './report.js';
+import { judgeRss, readRssKb, type RssSample, type RssVerdict, verdictLine } from './rss.js';
+
+export interface SoakOptions {
+  readonly backend: Backend;
+  /** How long the load runs (fractions allowed: the test runs well under a minute). */
+  readonly minutes: number;
+  /** Round i's load and hostile timing use seed + i. */
+  readonly seed: number;
+  /** The length of one round: its load, with one batch of hostile inputs inside it. */
+  readonly roundMs?: number;
+  /** How often each process's RSS is read. */
+  readonly sampleMs?: number;
+  /** The share of the run that is warm-up (the heap grows to its working size meanwhile). */
+  readonly warmupFraction?: number;
+  /** How far above the warm-up's peak a serve process's RSS may go afterwards (0.15: 15%). */
+  readonly tolerance?: number;
+  /** How long what settles on its own may take after the load, for the final checks. */
+  readonly settleMs?: number;
+  readonly redisUrl?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface SoakSummary {
+  /** The chaos figures of the whole run: rounds, requests, hostile inputs, every `lost:` kind. */
+  readonly chaos: ChaosSummary;
+  /** The serve processes, judged. */
+  readonly serve: readonly RssVerdict[];
+  /** The worker, reported only: the issue is the serving processes' memory. */
+  readonly worker: RssVerdict;
+}
+
+/** Serve processes whose RSS grew past the tolerance (or restarted): one line each. */
+export function rssProblems(summary: SoakSummary): string[] {
+  return summary.serve.filter((verdict) => verdict.problem !== '').map((verdict) => `${verdict.role}: ${verdict.problem}`);
+}
+
+const roles: readonly Role[] = ['victim', 'steady', 'worker'];
+
+export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const durationMs = Math.round(options.minutes * 60_000);
+  const roundMs = options.roundMs ?? 3000;
+  const sampleMs = options.sampleMs ?? 5000;
+  const warmupMs = durationMs * (options.warmupFraction ?? 0.25);
+  const tolerance = options.tolerance ?? 0.15;
+  // A line every twentieth of the run, at least every minute.
+  const progressMs = Math.min(60_000, Math.max(sampleMs, durationMs / 20));
+  const summary = emptySummary(options.backend, options.seed);
+  log(
+    `soak ${options.backend}: ${options.minutes} min of load and hostile inputs, seed ${options.seed}; ` +
+      `RSS every ${sampleMs / 1000} s, warm-up ${Math.round(warmupMs / 1000)} s, then at most +${Math.round(tolerance * 100)}% over its peak`,
+  );
+  const cluster = await Cluster.start(options.backend, { redisUrl: options.redisUrl });
+  const samples = new Map<Role, RssSample[]>(roles.map((role) => [role, []]));
+  const started = Date.now();
+  const sample = () => {
+    for (const role of roles) {
+      const pid = cluster.process(role).pid;
+      const rssKb = readRssKb(pid);
+      if (rssKb !== undefined) samples.get(role)!.push({ atMs: Date.now() - started, pid, rssKb });
+    }
+  };
+  const lastRss = (role: Role) => {
+    const kb = samples.get(role)!.at(-1)?.rssKb;
+    return kb === undefined ? '-' : `${(kb / 1024).toFixed(1)} MB`;
+  };
+  let sampler: NodeJS.Timeout | undefined;
+  try {
+    sample();
+    sampler = setInterval(sample, sampleMs);
+    const stats = emptyLoadStats();
+    const hostileOutcomes: HostileOutcome[] = [];
+    let lastProgress = started;
+    for (let index = 0; Date.now() - started < durationMs; index++) {
+      const roundSeed = options.seed + index;
+      const random = new Random(roundSeed ^ 0x5bd1e995);
+      const load = new Load(cluster, new Random(roundSeed), `soak-${roundSeed}`, stats);
+      const hostile = async () => {
+        await sleep(random.int(200, 1200)); // into the round, with load in flight
+        const outcomes = await sendHostileInputs(cluster, random.pick(cluster.accounts.slice(0, 3)));
+        hostileOutcomes.push(...outcomes);
+        summary.hostileInputs += outcomes.length;
+      };
+      await Promise.all([load.run(Math.min(roundMs, durationMs - (Date.now() - started))), hostile()]);
+      summary.rounds++;
+      summary.faults.hostile++;
+      // A process killed by its input comes back (and is counted by the checks; its RSS verdict says restarted).
+      await cluster.restartDead();
+      if (Date.now() - lastProgress >= progressMs) {
+        lastProgress = Date.now();
+        const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+        const phase = Date.now() - started <= warmupMs ? ' (warm-up)' : '';
+        log(
+          `soak ${minutes}/${options.minutes} min${phase}: ${summary.rounds} rounds, ${stats.sent} requests (2xx ${stats.answered2xx}, 4xx ${stats.answered4xx}, 5xx ${stats.answered5xx}, cut ${stats.cut}), ` +
+            `${summary.hostileInputs} hostile; rss victim ${lastRss('victim')}, steady ${lastRss('steady')}, worker ${lastRss('worker')}`,
+        );
+      }
+    }
+    summary.requests = stats.sent + summary.hostileInputs;
+    summary.streams = stats.streams;
+    summary.jobs = stats.jobsCreated;
+    // The chaos run's checks, once, over everything the run sent: the load has stopped, so they
+    // also wait for the jobs in flight to end.
+    const checker = new Checker(cluster, options.settleMs ?? 30_000);
+    const findings = await checker.check({ round: 0, hostileOutcomes, replayMismatches: stats.replayMismatches, exits: cluster.unexpectedExits });
+    for (const [kind, details] of findings) summary.details.push(...details.map((detail) => `${kind}: ${detail}`));
+    summary.lost = checker.totals();
+    summary.uncertainSubmits = checker.uncertainSubmits;
+    // The last sample is the processes at rest, after the checks.
+    clearInterval(sampler);
+    sample();
+  } finally {
+    clearInterval(sampler);
+    await cluster.stop();
+  }
+  const verdict = (role: Role) => judgeRss(role, samples.get(role)!, warmupMs, tolerance);
+  const result: SoakSummary = { chaos: summary, serve: [verdict('victim'), verdict('steady')], worker: verdict('worker') };
+  for (const line of summaryLines(summary, (Date.now() - started) / 1000)) log(line);
+  for (const detail of summary.details.slice(0, 20)) log(`  ✘ ${detail}`);
+  for (const serve of result.serve) log(verdictLine(serve));
+  log(`${verdictLine(result.worker)} (reported, not judged)`);
+  const problems = rssProblems(result);
+  log(problems.length === 0 ? `rss: every serve process within +${Math.round(tolerance * 100)}% of its warm-up peak` : `RSS GREW: ${problems.join('; ')}`);
+  return result;
+}
