@@ -61,8 +61,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
   // A line every twentieth of the run, at least every minute.
   const progressMs = Math.min(60_000, Math.max(sampleMs, durationMs / 20));
   const summary = emptySummary(options.backend, options.seed);
+  const totalMinutes = Number(options.minutes.toFixed(2));
   log(
-    `soak ${options.backend}: ${options.minutes} min of load and hostile inputs, seed ${options.seed}; ` +
+    `soak ${options.backend}: ${totalMinutes} min of load and hostile inputs, seed ${options.seed}; ` +
       `RSS every ${sampleMs / 1000} s, warm-up ${Math.round(warmupMs / 1000)} s, then at most +${Math.round(tolerance * 100)}% over its peak`,
   );
   const cluster = await Cluster.start(options.backend, { redisUrl: options.redisUrl });
@@ -106,7 +107,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
         const minutes = ((Date.now() - started) / 60_000).toFixed(1);
         const phase = Date.now() - started <= warmupMs ? ' (warm-up)' : '';
         log(
-          `soak ${minutes}/${options.minutes} min${phase}: ${summary.rounds} rounds, ${stats.sent} requests (2xx ${stats.answered2xx}, 4xx ${stats.answered4xx}, 5xx ${stats.answered5xx}, cut ${stats.cut}), ` +
+          `soak ${minutes}/${totalMinutes} min${phase}: ${summary.rounds} rounds, ${stats.sent} requests (2xx ${stats.answered2xx}, 4xx ${stats.answered4xx}, 5xx ${stats.answered5xx}, cut ${stats.cut}), ` +
             `${summary.hostileInputs} hostile; rss victim ${lastRss('victim')}, steady ${lastRss('steady')}, worker ${lastRss('worker')}`,
         );
       }
