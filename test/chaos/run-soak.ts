@@ -2,9 +2,10 @@
 // (cluster.ts) under the chaos load (load.ts) and the hostile inputs of issue 13 (one batch
 // per round, to the steady serve process) for a fixed time, without kills or cuts: the serve
 // processes live the whole run, so their resident memory can be followed. It samples each
-// process's RSS (rss.ts), judges the serve processes' against their warm-up, and ends with the
-// chaos run's checks (checks.ts: every `lost:` figure). A leak shows as RSS climbing past the
-// warm-up's peak; a heap that only grew to its working size does not.
+// process's RSS raw every few seconds (reported) and right after forced full collections
+// (judged: rss.ts says why), and ends with the chaos run's checks (checks.ts: every `lost:`
+// figure). A leak shows as the RSS after collections climbing past the warm-up's; a heap that
+// only grew to its working size does not.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Backend } from '../helpers/test-database.js';
 import { Checker } from './checks.js';
@@ -13,7 +14,7 @@ import { type HostileOutcome, sendHostileInputs } from './hostile-inputs.js';
 import { emptyLoadStats, Load } from './load.js';
 import { Random } from './random.js';
 import { type ChaosSummary, emptySummary, summaryLines } from './report.js';
-import { judgeRss, readRssKb, type RssSample, type RssVerdict, verdictLine } from './rss.js';
+import { heapProbeNodeOptions, judgeRss, measureAfterCollections, readRssKb, type RssSample, type RssVerdict, verdictLine } from './rss.js';
 
 export interface SoakOptions {
   readonly backend: Backend;
@@ -23,11 +24,13 @@ export interface SoakOptions {
   readonly seed: number;
   /** The length of one round: its load, with one batch of hostile inputs inside it. */
   readonly roundMs?: number;
-  /** How often each process's RSS is read. */
+  /** How often each process's RSS is read (raw). */
   readonly sampleMs?: number;
+  /** How often each process is collected and measured (the judged figure). */
+  readonly collectEveryMs?: number;
   /** The share of the run that is warm-up (the heap grows to its working size meanwhile). */
   readonly warmupFraction?: number;
-  /** How far above the warm-up's peak a serve process's RSS may go afterwards (0.15: 15%). */
+  /** How far above the warm-up's highest a serve process's RSS after collections may go afterwards (0.15: 15%). */
   readonly tolerance?: number;
   /** How long what settles on its own may take after the load, for the final checks. */
   readonly settleMs?: number;
@@ -35,18 +38,27 @@ export interface SoakOptions {
   readonly log?: (line: string) => void;
 }
 
+export interface ProcessMemory {
+  readonly role: Role;
+  /** RSS right after two full collections: judged for the serve processes. */
+  readonly collected: RssVerdict;
+  /** RSS as it is, every sampleMs: reported. */
+  readonly raw: RssVerdict;
+  /** V8's heap in use after the collections (bytes): the last of the warm-up, the last of the run. */
+  readonly heapUsedWarmupEnd: number | undefined;
+  readonly heapUsedLast: number | undefined;
+}
+
 export interface SoakSummary {
   /** The chaos figures of the whole run: rounds, requests, hostile inputs, every `lost:` kind. */
   readonly chaos: ChaosSummary;
-  /** The serve processes, judged. */
-  readonly serve: readonly RssVerdict[];
-  /** The worker, reported only: the issue is the serving processes' memory. */
-  readonly worker: RssVerdict;
+  /** victim and steady (judged), then the worker (reported only: the issue is the serving processes' memory). */
+  readonly memory: readonly ProcessMemory[];
 }
 
-/** Serve processes whose RSS grew past the tolerance (or restarted): one line each. */
+/** Serve processes whose RSS after collections grew past the tolerance (or restarted): one line each. */
 export function rssProblems(summary: SoakSummary): string[] {
-  return summary.serve.filter((verdict) => verdict.problem !== '').map((verdict) => `${verdict.role}: ${verdict.problem}`);
+  return summary.memory.filter((memory) => memory.role !== 'worker' && memory.collected.problem !== '').map((memory) => `${memory.role}: ${memory.collected.problem}`);
 }
 
 const roles: readonly Role[] = ['victim', 'steady', 'worker'];
@@ -56,6 +68,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
   const durationMs = Math.round(options.minutes * 60_000);
   const roundMs = options.roundMs ?? 3000;
   const sampleMs = options.sampleMs ?? 5000;
+  const collectEveryMs = options.collectEveryMs ?? 30_000;
   const warmupMs = durationMs * (options.warmupFraction ?? 0.25);
   const tolerance = options.tolerance ?? 0.15;
   // A line every twentieth of the run, at least every minute.
@@ -64,10 +77,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
   const totalMinutes = Number(options.minutes.toFixed(2));
   log(
     `soak ${options.backend}: ${totalMinutes} min of load and hostile inputs, seed ${options.seed}; ` +
-      `RSS every ${sampleMs / 1000} s, warm-up ${Math.round(warmupMs / 1000)} s, then at most +${Math.round(tolerance * 100)}% over its peak`,
+      `RSS every ${sampleMs / 1000} s, after full collections every ${collectEveryMs / 1000} s; warm-up ${Math.round(warmupMs / 1000)} s, then at most +${Math.round(tolerance * 100)}% over its highest after collections`,
   );
-  const cluster = await Cluster.start(options.backend, { redisUrl: options.redisUrl });
+  const cluster = await Cluster.start(options.backend, { redisUrl: options.redisUrl, env: { NODE_OPTIONS: heapProbeNodeOptions } });
   const samples = new Map<Role, RssSample[]>(roles.map((role) => [role, []]));
+  const collected = new Map<Role, (RssSample & { heapUsed: number })[]>(roles.map((role) => [role, []]));
   const started = Date.now();
   const sample = () => {
     for (const role of roles) {
@@ -76,14 +90,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
       if (rssKb !== undefined) samples.get(role)!.push({ atMs: Date.now() - started, pid, rssKb });
     }
   };
-  const lastRss = (role: Role) => {
+  // One process at a time, never two rounds of it at once (a slow answer on a loaded box).
+  let collecting: Promise<void> = Promise.resolve();
+  const collect = () =>
+    (collecting = collecting.then(async () => {
+      for (const role of roles) {
+        const managed = cluster.process(role);
+        const pid = managed.pid;
+        const measured = managed.current && (await measureAfterCollections(pid, managed.current.output));
+        if (measured) collected.get(role)!.push({ atMs: Date.now() - started, pid, rssKb: measured.rssKb, heapUsed: measured.heapUsed });
+      }
+    }));
+  const last = (role: Role) => {
     const kb = samples.get(role)!.at(-1)?.rssKb;
-    return kb === undefined ? '-' : `${(kb / 1024).toFixed(1)} MB`;
+    const after = collected.get(role)!.at(-1)?.rssKb;
+    return `${kb === undefined ? '-' : (kb / 1024).toFixed(1)} MB (${after === undefined ? '-' : (after / 1024).toFixed(1)} after collections)`;
   };
   let sampler: NodeJS.Timeout | undefined;
+  let collector: NodeJS.Timeout | undefined;
   try {
     sample();
+    await collect();
     sampler = setInterval(sample, sampleMs);
+    collector = setInterval(() => void collect(), collectEveryMs);
     const stats = emptyLoadStats();
     const hostileOutcomes: HostileOutcome[] = [];
     let lastProgress = started;
@@ -108,7 +137,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
         const phase = Date.now() - started <= warmupMs ? ' (warm-up)' : '';
         log(
           `soak ${minutes}/${totalMinutes} min${phase}: ${summary.rounds} rounds, ${stats.sent} requests (2xx ${stats.answered2xx}, 4xx ${stats.answered4xx}, 5xx ${stats.answered5xx}, cut ${stats.cut}), ` +
-            `${summary.hostileInputs} hostile; rss victim ${lastRss('victim')}, steady ${lastRss('steady')}, worker ${lastRss('worker')}`,
+            `${summary.hostileInputs} hostile; rss victim ${last('victim')}, steady ${last('steady')}, worker ${last('worker')}`,
         );
       }
     }
@@ -122,20 +151,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
     for (const [kind, details] of findings) summary.details.push(...details.map((detail) => `${kind}: ${detail}`));
     summary.lost = checker.totals();
     summary.uncertainSubmits = checker.uncertainSubmits;
-    // The last sample is the processes at rest, after the checks.
+    // The last samples are the processes at rest, after the checks.
     clearInterval(sampler);
+    clearInterval(collector);
     sample();
+    await collect();
   } finally {
     clearInterval(sampler);
+    clearInterval(collector);
+    await collecting.catch(() => undefined);
     await cluster.stop();
   }
-  const verdict = (role: Role) => judgeRss(role, samples.get(role)!, warmupMs, tolerance);
-  const result: SoakSummary = { chaos: summary, serve: [verdict('victim'), verdict('steady')], worker: verdict('worker') };
+  const memory = roles.map((role): ProcessMemory => {
+    const afterCollections = collected.get(role)!;
+    return {
+      role,
+      collected: judgeRss(role, afterCollections, warmupMs, tolerance),
+      raw: judgeRss(role, samples.get(role)!, warmupMs, tolerance),
+      heapUsedWarmupEnd: afterCollections.filter((sample) => sample.atMs <= warmupMs).at(-1)?.heapUsed,
+      heapUsedLast: afterCollections.at(-1)?.heapUsed,
+    };
+  });
+  const result: SoakSummary = { chaos: summary, memory };
   for (const line of summaryLines(summary, (Date.now() - started) / 1000)) log(line);
   for (const detail of summary.details.slice(0, 20)) log(`  ✘ ${detail}`);
-  for (const serve of result.serve) log(verdictLine(serve));
-  log(`${verdictLine(result.worker)} (reported, not judged)`);
+  const megabytes = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(1));
+  for (const entry of memory) {
+    const judged = entry.role === 'worker' ? 'reported, not judged' : entry.collected.problem || 'ok';
+    log(`${verdictLine(entry.collected, 'after collections')}: ${judged}`);
+    log(`${verdictLine(entry.raw, 'raw')}; heap used after collections ${megabytes(entry.heapUsedWarmupEnd)} MB at the warm-up's end, ${megabytes(entry.heapUsedLast)} MB at the last`);
+  }
   const problems = rssProblems(result);
-  log(problems.length === 0 ? `rss: every serve process within +${Math.round(tolerance * 100)}% of its warm-up peak` : `RSS GREW: ${problems.join('; ')}`);
+  log(problems.length === 0 ? `rss: every serve process within +${Math.round(tolerance * 100)}% of its warm-up's highest after collections` : `RSS GREW: ${problems.join('; ')}`);
   return result;
 }
