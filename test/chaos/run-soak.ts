@@ -2,10 +2,9 @@
 // (cluster.ts) under the chaos load (load.ts) and the hostile inputs of issue 13 (one batch
 // per round, to the steady serve process) for a fixed time, without kills or cuts: the serve
 // processes live the whole run, so their resident memory can be followed. It samples each
-// process's RSS raw every few seconds (reported) and right after forced full collections
-// (judged: rss.ts says why), and ends with the chaos run's checks (checks.ts: every `lost:`
-// figure). A leak shows as the RSS after collections climbing past the warm-up's; a heap that
-// only grew to its working size does not.
+// process's RSS raw every few seconds, and its RSS and heap right after forced full collections;
+// it judges the heap held (rss.ts says why not the RSS), reports the rest, and ends with the
+// chaos run's checks (checks.ts: every `lost:` figure).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Backend } from '../helpers/test-database.js';
 import { Checker } from './checks.js';
@@ -40,13 +39,12 @@ export interface SoakOptions {
 
 export interface ProcessMemory {
   readonly role: Role;
-  /** RSS right after two full collections: judged for the serve processes. */
+  /** What the process holds after two full collections, V8's heap in use plus its external memory: judged for the serve processes. */
+  readonly held: RssVerdict;
+  /** RSS right after those collections: reported. */
   readonly collected: RssVerdict;
   /** RSS as it is, every sampleMs: reported. */
   readonly raw: RssVerdict;
-  /** V8's heap in use after the collections (bytes): the last of the warm-up, the last of the run. */
-  readonly heapUsedWarmupEnd: number | undefined;
-  readonly heapUsedLast: number | undefined;
 }
 
 export interface SoakSummary {
@@ -56,9 +54,9 @@ export interface SoakSummary {
   readonly memory: readonly ProcessMemory[];
 }
 
-/** Serve processes whose RSS after collections grew past the tolerance (or restarted): one line each. */
+/** Serve processes whose memory held after collections grew past the tolerance (or restarted): one line each. */
 export function rssProblems(summary: SoakSummary): string[] {
-  return summary.memory.filter((memory) => memory.role !== 'worker' && memory.collected.problem !== '').map((memory) => `${memory.role}: ${memory.collected.problem}`);
+  return summary.memory.filter((memory) => memory.role !== 'worker' && memory.held.problem !== '').map((memory) => `${memory.role}: ${memory.held.problem}`);
 }
 
 const roles: readonly Role[] = ['victim', 'steady', 'worker'];
@@ -77,11 +75,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
   const totalMinutes = Number(options.minutes.toFixed(2));
   log(
     `soak ${options.backend}: ${totalMinutes} min of load and hostile inputs, seed ${options.seed}; ` +
-      `RSS every ${sampleMs / 1000} s, after full collections every ${collectEveryMs / 1000} s; warm-up ${Math.round(warmupMs / 1000)} s, then at most +${Math.round(tolerance * 100)}% over its highest after collections`,
+      `RSS every ${sampleMs / 1000} s, heap and RSS after full collections every ${collectEveryMs / 1000} s; warm-up ${Math.round(warmupMs / 1000)} s, then the heap held at most +${Math.round(tolerance * 100)}% over the warm-up's highest`,
   );
   const cluster = await Cluster.start(options.backend, { redisUrl: options.redisUrl, env: { NODE_OPTIONS: heapProbeNodeOptions } });
   const samples = new Map<Role, RssSample[]>(roles.map((role) => [role, []]));
-  const collected = new Map<Role, (RssSample & { heapUsed: number })[]>(roles.map((role) => [role, []]));
+  const collected = new Map<Role, RssSample[]>(roles.map((role) => [role, []]));
+  const held = new Map<Role, RssSample[]>(roles.map((role) => [role, []]));
   const started = Date.now();
   const sample = () => {
     for (const role of roles) {
@@ -98,7 +97,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
         const managed = cluster.process(role);
         const pid = managed.pid;
         const measured = managed.current && (await measureAfterCollections(pid, managed.current.output));
-        if (measured) collected.get(role)!.push({ atMs: Date.now() - started, pid, rssKb: measured.rssKb, heapUsed: measured.heapUsed });
+        if (!measured) continue;
+        const atMs = Date.now() - started;
+        collected.get(role)!.push({ atMs, pid, rssKb: measured.rssKb });
+        held.get(role)!.push({ atMs, pid, rssKb: Math.round((measured.heapUsed + measured.external) / 1024) });
       }
     }));
   const last = (role: Role) => {
@@ -162,26 +164,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
     await collecting.catch(() => undefined);
     await cluster.stop();
   }
-  const memory = roles.map((role): ProcessMemory => {
-    const afterCollections = collected.get(role)!;
-    return {
+  const memory = roles.map(
+    (role): ProcessMemory => ({
       role,
-      collected: judgeRss(role, afterCollections, warmupMs, tolerance),
+      held: judgeRss(role, held.get(role)!, warmupMs, tolerance),
+      collected: judgeRss(role, collected.get(role)!, warmupMs, tolerance),
       raw: judgeRss(role, samples.get(role)!, warmupMs, tolerance),
-      heapUsedWarmupEnd: afterCollections.filter((sample) => sample.atMs <= warmupMs).at(-1)?.heapUsed,
-      heapUsedLast: afterCollections.at(-1)?.heapUsed,
-    };
-  });
+    }),
+  );
   const result: SoakSummary = { chaos: summary, memory };
   for (const line of summaryLines(summary, (Date.now() - started) / 1000)) log(line);
   for (const detail of summary.details.slice(0, 20)) log(`  ✘ ${detail}`);
-  const megabytes = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(1));
   for (const entry of memory) {
-    const judged = entry.role === 'worker' ? 'reported, not judged' : entry.collected.problem || 'ok';
-    log(`${verdictLine(entry.collected, 'after collections')}: ${judged}`);
-    log(`${verdictLine(entry.raw, 'raw')}; heap used after collections ${megabytes(entry.heapUsedWarmupEnd)} MB at the warm-up's end, ${megabytes(entry.heapUsedLast)} MB at the last`);
+    log(`${verdictLine(entry.held, 'heap held after collections').replace(/^rss /, 'heap ')}: ${entry.role === 'worker' ? 'reported, not judged' : entry.held.problem || 'ok'}`);
+    log(verdictLine(entry.collected, 'after collections'));
+    log(verdictLine(entry.raw, 'raw'));
   }
   const problems = rssProblems(result);
-  log(problems.length === 0 ? `rss: every serve process within +${Math.round(tolerance * 100)}% of its warm-up's highest after collections` : `RSS GREW: ${problems.join('; ')}`);
+  log(problems.length === 0 ? `memory: every serve process's heap held within +${Math.round(tolerance * 100)}% of the warm-up's highest` : `MEMORY GREW: ${problems.join('; ')}`);
   return result;
 }
