@@ -42,7 +42,7 @@ function samples(warmup: number[], after: number[], pid = 7): RssSample[] {
   return [...warmup.map((rssKb, index) => ({ atMs: index * 10, pid, rssKb })), ...after.map((rssKb, index) => ({ atMs: 110 + index * 10, pid, rssKb }))];
 }
 
-test('soak: RSS is judged against the warm-up peak, growth only, 15% by default', (t) => {
+test("soak: memory is judged against the warm-up's highest, growth only", (t) => {
   // A trough at the warm-up's end (100 MB) and a later crest at its peak's level: not growth.
   const plateau = judgeRss('steady', samples([120_000, 150_000, 102_400], [110_000, 170_000, 140_000]), 100, 0.15);
   t.deepEqual(plateau, { role: 'steady', pids: [7], samples: 6, warmupEndKb: 102_400, warmupPeakKb: 150_000, minKb: 110_000, maxKb: 170_000, lastKb: 140_000, problem: '' });
