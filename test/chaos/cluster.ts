@@ -125,7 +125,8 @@ export class Cluster {
     readonly redisProxy: TcpProxy | undefined,
   ) {}
 
-  static async start(backend: Backend, options: { redisUrl?: string } = {}): Promise<Cluster> {
+  /** `env`: more environment for the gateway processes (the soak preloads its heap probe with NODE_OPTIONS). */
+  static async start(backend: Backend, options: { redisUrl?: string; env?: Record<string, string> } = {}): Promise<Cluster> {
     const database = await createTestDatabase(backend, { poolMax: 3 });
     const simulator = await startProcess(['simulate', '--host', '127.0.0.1', '--port', '0'], { GATEWAY_LOG_LEVEL: 'warn' });
     let databaseProxy: TcpProxy | undefined;
@@ -152,7 +153,7 @@ export class Cluster {
       jobs: { tick: '50ms', lease: '1s', deadline: '10m', concurrency: 16 },
       holds: { sweep_interval: '1s', heartbeat_interval: '1s', owner_gone_after: '4s' },
     });
-    const env = processEnv(config, database, extraEnv);
+    const env = processEnv(config, database, { ...extraEnv, ...options.env });
     const record = (exit: UnexpectedExit) => cluster.unexpectedExits.push(exit);
     const killed = (kill: Kill) => cluster.kills.push(kill);
     const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'];
