@@ -32,6 +32,7 @@ import { listRequestLog } from './routes/admin-request-log.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
+import { changeEmail, changePassword, confirmPasswordReset, passwordLogin, requestPasswordReset, signUp, verifyEmailLink } from './routes/cabinet-password.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
@@ -90,6 +91,14 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/logout', auth: 'none', scope: null, handler: logout },
   { method: 'GET', path: '/cabinet/api/session', auth: 'none', scope: null, handler: currentSession },
   { method: 'GET', path: '/cabinet/api/login-options', auth: 'none', scope: null, handler: loginOptions },
+  // Email and password accounts (src/http/routes/cabinet-password.ts): public but for the last two.
+  { method: 'POST', path: '/cabinet/api/signup', auth: 'none', scope: null, body: 'json', handler: signUp },
+  { method: 'POST', path: '/cabinet/api/verify-email', auth: 'none', scope: null, body: 'json', handler: verifyEmailLink },
+  { method: 'POST', path: '/cabinet/api/login/password', auth: 'none', scope: null, body: 'json', handler: passwordLogin },
+  { method: 'POST', path: '/cabinet/api/password-reset', auth: 'none', scope: null, body: 'json', handler: requestPasswordReset },
+  { method: 'POST', path: '/cabinet/api/password-reset/confirm', auth: 'none', scope: null, body: 'json', handler: confirmPasswordReset },
+  { method: 'POST', path: '/cabinet/api/password', auth: 'session', scope: null, body: 'json', handler: changePassword },
+  { method: 'POST', path: '/cabinet/api/email', auth: 'session', scope: null, body: 'json', handler: changeEmail },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },

@@ -41,6 +41,14 @@ export async function startServer(
   // A metrics token named but unusable would leave /metrics without it: refuse to start instead.
   const metricsSettings = services.config.metrics;
   if (metricsSettings.tokenProblem !== undefined) throw new ConfigError('the environment', [metricsSettings.tokenProblem]);
+  // Email named but its SMTP URL unset would hide sign-up without a word: refuse to start instead.
+  const email = services.config.email;
+  if (email !== undefined && email.smtpUrl === undefined) {
+    throw new ConfigError('the environment', [
+      `email.smtp_url_env names ${email.smtpUrlEnv}, which is not set in this process's environment: set it to the SMTP server's URL (smtp://user:password@host:587), or remove email`,
+    ]);
+  }
+  if (email === undefined) services.logger.info('email is not configured: sign-up, password login and password reset by email are unavailable (docs/configuration.md, "Email")');
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
   const metricsListen = metricsSettings.listen;
