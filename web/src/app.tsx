@@ -7,6 +7,7 @@ import { consoleHome, consolePages } from './console/pages.js';
 import { I18nProvider, languages, useI18n, type Language } from './i18n/index.js';
 import { accountPages } from './pages/account-pages.js';
 import { LoginPage, SignedOutPage } from './pages/login.js';
+import { publicPages } from './pages/public-pages.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { findPage, type PageDefinition } from './pages/registry.js';
 import { navigate, usePagePath } from './router.js';
@@ -27,9 +28,11 @@ function Shell() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   useEffect(() => {
-    if (path === '/login') return; // the login page finds its session by redeeming the link
+    if (path === '/login') return; // the login page finds its session by redeeming the link (or a password)
     loadSession().then(setSession, setError);
   }, []);
+  // Sign-up, forgotten password and the pages of email links: shown whether or not anyone is signed in.
+  const publicPage = findPage(publicPages, path);
 
   const pages = session?.kind === 'admin' ? consolePages : accountPages;
   const home = session?.kind === 'admin' ? consoleHome : '/';
@@ -43,6 +46,9 @@ function Shell() {
         }}
       />
     );
+  } else if (publicPage) {
+    const Page = publicPage.page.component;
+    content = <Page key={publicPage.page.path} params={publicPage.params} />;
   } else if (error !== undefined) content = <ErrorMessage error={error} />;
   else if (session === undefined) content = <Loading />;
   else if (session === null) content = <SignedOutPage />;
@@ -64,6 +70,7 @@ function Shell() {
         {session && <Navigation pages={pages} current={path} />}
         <div class="session">
           {session && <span class="who">{session.kind === 'admin' ? t('app.operator') : session.account?.name}</span>}
+          {session?.user && <Link to="/profile">{t('password.profile.title')}</Link>}
           <LanguageSwitch />
           {session && (
             <button

@@ -6,6 +6,7 @@ import { KeysPage } from './keys.js';
 import { ModelsPage } from './models.js';
 import { OverviewPage } from './overview.js';
 import { PlaygroundPage } from './playground.js';
+import { ProfilePage } from './profile.js';
 import type { PageDefinition } from './registry.js';
 
 export const accountPages: readonly PageDefinition[] = [
@@ -16,4 +17,6 @@ export const accountPages: readonly PageDefinition[] = [
   { path: '/keys', title: 'nav.keys', nav: true, component: KeysPage },
   { path: '/playground', title: 'nav.playground', nav: true, component: PlaygroundPage },
   { path: '/models', title: 'nav.models', nav: true, component: ModelsPage },
+  // The user's password and email (linked from the header, for sessions of a user).
+  { path: '/profile', title: 'password.profile.title', nav: false, component: ProfilePage },
 ];
