@@ -18,6 +18,7 @@ import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { ConfigError } from '../config/load.js';
+import { decoyPasswordHash } from '../users/password.js';
 import { createApp } from './app.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { answerParserRefusals } from './parser-refusals.js';
@@ -49,6 +50,8 @@ export async function startServer(
     ]);
   }
   if (email === undefined) services.logger.info('email is not configured: sign-up, password login and password reset by email are unavailable (docs/configuration.md, "Email")');
+  // The decoy hash unknown emails are checked against, made now: else the first unknown address would take two hashes' time.
+  else void decoyPasswordHash();
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
   const metricsListen = metricsSettings.listen;

@@ -200,7 +200,7 @@ testInBrowser('a cookie-authenticated change without the CSRF token is refused (
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Not signed in' }).waitFor();
   t.is(await page.getByRole('link', { name: 'Go to sign in' }).getAttribute('href'), '/cabinet/login');
-  t.false((await page.locator('main').innerText()).includes('gateway '));
+  t.false((await page.locator('main').innerText()).includes('gateway cabinet'), 'no command');
   t.deepEqual(errors, []);
 });
 
