@@ -27,12 +27,13 @@ function Shell() {
   /** undefined: not known yet; null: nobody is signed in. */
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
+  // Sign-up, forgotten password and the pages of email links: shown whether or not anyone is
+  // signed in, without asking (a visitor's 401 would be a console error on every such page).
+  const publicPage = findPage(publicPages, path);
   useEffect(() => {
-    if (path === '/login') return; // the login page finds its session by redeeming the link (or a password)
+    if (path === '/login' || publicPage) return; // the login page finds its session by redeeming the link (or a password)
     loadSession().then(setSession, setError);
   }, []);
-  // Sign-up, forgotten password and the pages of email links: shown whether or not anyone is signed in.
-  const publicPage = findPage(publicPages, path);
 
   const pages = session?.kind === 'admin' ? consolePages : accountPages;
   const home = session?.kind === 'admin' ? consoleHome : '/';
