@@ -13,7 +13,7 @@ import { MemoryRateLimiter } from '../../src/auth/rate-limiter.js';
 import { ConfigError } from '../../src/config/load.js';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { testClock, type TestClock } from '../helpers/clock.js';
-import { exampleConfigPath, startGateway } from '../helpers/gateway.js';
+import { capturedLogger, exampleConfigPath, startGateway } from '../helpers/gateway.js';
 import { linkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
 const minuteMs = 60_000;
@@ -316,4 +316,17 @@ testOnBackends('without email: the login options offer no password, and sign-up 
   const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
   const refused = await t.throwsAsync(startGateway(t, database, { raw: { ...raw, email: { smtp_url_env: 'UNSET_SMTP_URL_FOR_TEST', from: 'gateway@example.com' } } }), { instanceOf: ConfigError });
   t.true(refused!.message.includes("email.smtp_url_env names UNSET_SMTP_URL_FOR_TEST, which is not set in this process's environment"));
+});
+
+testOnBackends('serve logs once at start that email sign-up is unavailable when email is not configured, and says nothing of it when it is', async (t, database) => {
+  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
+  const without = capturedLogger();
+  await startGateway(t, database, { raw, logger: without.logger });
+  const unavailable = 'email is not configured: sign-up, password login and password reset by email are unavailable (docs/configuration.md, "Email")';
+  t.deepEqual(without.lines.filter((line) => line.msg === unavailable).map((line) => line.level), [30]);
+  const smtp = await startSmtpServer(t);
+  const configured = capturedLogger();
+  await startGateway(t, database, { raw: { ...raw, email: { smtp_url_env: 'TEST_SMTP_URL', from: 'gateway@example.com' } }, env: { TEST_SMTP_URL: smtp.url }, logger: configured.logger });
+  t.deepEqual(configured.lines.filter((line) => /email/.test(String(line.msg))), []);
+  t.false(JSON.stringify(configured.lines).includes(smtp.url), 'the SMTP URL is never logged');
 });
