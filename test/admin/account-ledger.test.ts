@@ -111,7 +111,7 @@ testOnBackends('the ledger of an account, paged newest first with each charge\'s
   expectRefusal(t, notCharge, 404, 'not_found');
   t.is(notCharge.body.error.message, `ledger transaction "txn_${topup!.id}" is a topup, not a charge: only charges are refunded`);
   expectRefusal(t, await call('POST', refundPath, { transaction_id: `txn_${refundRow!.id}` }), 404, 'not_found');
-  expectRefusal(t, await call('POST', refundPath, { transaction_id: 'txn_999999999' }), 404, 'not_found');
+  expectRefusal(t, await call('POST', refundPath, { transaction_id: 'txn_999999999999999999' }), 404, 'not_found');
   expectRefusal(t, await call('POST', refundPath, { request_id: 'req_unknown' }), 404, 'not_found');
   expectRefusal(t, await call('POST', '/admin/v1/accounts/acc_missing/refund', { transaction_id: `txn_${first!.id}` }), 404, 'not_found');
   // A body naming neither, both, or a malformed id: 422 on the field.
