@@ -231,7 +231,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.is(await row.locator('td.number').first().innerText(), '250.5000\u00a0₽');
   t.true((await row.innerText()).includes('invoice 42'));
 
-  t.deepEqual(checked, ['console', 'accounts', 'account', 'account (refusals shown)', 'account (new key)']);
+  t.deepEqual(checked, ['console', 'accounts', 'account', 'account (refusals shown)', 'account (new key)', 'account (changing a key)']);
   // Chromium logs every refused request itself: exactly the three refusals the operator was shown, nothing else.
   const refusal = (pagePath: string, status: string) => `${gateway.url}/cabinet${pagePath}: console.error: Failed to load resource: the server responded with a status of ${status}`;
   t.deepEqual(
