@@ -68,7 +68,7 @@ testOnBackends('the refusals of /v1 a client reads name no CLI command; each say
 
 /** Where the answers of /v1 and /cabinet/api are worded: the key and money checks, the pipeline, the routes and middleware that serve them. */
 const customerFacing = [
-  /^src\/(auth|pipeline|dialects|cabinet|cabinet-api|jobs|media-files|catalog|validation)\//,
+  /^src\/(auth|pipeline|dialects|cabinet|cabinet-api|jobs|media-files|catalog|validation|users)\//,
   /^src\/billing\/(?!reconcile)/,
   /^src\/errors\/(refusals|to-gateway-error|gateway-error)\.ts$/,
   /^src\/http\/(routes|middleware)\/(?!admin-)/,
