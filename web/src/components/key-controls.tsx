@@ -61,8 +61,8 @@ export function stateOfKey(key: KeyControlsRow): ControlsState {
     tpm: text(key.tpm),
     maxInFlight: text(key.max_in_flight),
     expires: expiryDay(key.expires_at),
-    // The amount as typed: 5.0000 reads as 5.
-    budget: key.budget_rub ? key.budget_rub.replace(/\.?0+$/, '') : '',
+    // The amount as one types it: 5.0000 reads 5, 0.0100 reads 0.01.
+    budget: key.budget_rub ? key.budget_rub.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : '',
     budgetPeriod: key.budget_period ?? 'month',
     models: key.models ?? [],
     allowedIps: (key.allowed_ips ?? []).join(', '),
