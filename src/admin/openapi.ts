@@ -11,7 +11,7 @@ import { errorCatalog } from '../errors/catalog.js';
 import * as schemas from './schemas.js';
 
 export interface AdminOperation {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   /** As the route table writes it (`:id` parameters). */
   readonly path: string;
   readonly operationId: string;
@@ -43,6 +43,7 @@ export const adminOperations: readonly AdminOperation[] = [
   { method: 'POST', path: `${account}/login-link`, operationId: 'createLoginLink', tag: 'accounts', scope: 'admin', summary: "A one-time login link to the account's cabinet, as `gateway cabinet link --account A --json` prints it: it opens one session, once, within cabinet.link_ttl (audited: login_link.create)", success: { status: 201, schema: schemas.loginLink, description: 'the link; send it privately: whoever opens it first is logged in' }, errors: ['not_found'] },
   { method: 'GET', path: `${account}/keys`, operationId: 'listKeys', tag: 'keys', scope: 'read', summary: "An account's API keys (never their secrets)", success: { status: 200, schema: schemas.keyList, description: 'the keys, oldest first' }, errors: ['not_found'] },
   { method: 'POST', path: `${account}/keys`, operationId: 'createKey', tag: 'keys', scope: 'keys', summary: 'Create an API key; its secret is in this answer only (audited: key.create)', body: schemas.createKeyBody, success: { status: 201, schema: schemas.createdKey, description: 'the key with its secret' }, errors: ['validation_error', 'not_found'] },
+  { method: 'PATCH', path: '/admin/v1/keys/:id', operationId: 'updateKey', tag: 'keys', scope: 'keys', summary: "Change a key's controls (scopes, name, rpm, tpm, max_in_flight, expiry, models, allowed_ips, budget) without reissuing its secret; what the body leaves out stays. Seen from the key's next request in every process (audited: key.update, with what changed)", body: schemas.updateKeyBody, success: { status: 200, schema: schemas.updatedKey, description: 'the key as it is now, and which controls changed' }, errors: ['validation_error', 'not_found'] },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', operationId: 'revokeKey', tag: 'keys', scope: 'keys', summary: 'Revoke an API key: refused from its next request (audited: key.revoke, once)', success: { status: 200, schema: schemas.apiKey, description: 'the key; a second revocation keeps the first time' }, errors: ['not_found'] },
   { method: 'GET', path: '/admin/v1/request-log', operationId: 'listRequestLog', tag: 'requests', scope: 'read', summary: "The request log, newest first, with each failure's error and upstream status", query: schemas.requestLogQuery, success: { status: 200, schema: schemas.requestLogPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
   { method: 'GET', path: '/admin/v1/jobs', operationId: 'listJobs', tag: 'jobs', scope: 'read', summary: 'Async jobs (videos, upscales, music) of every account, newest first', query: schemas.jobsQuery, success: { status: 200, schema: schemas.jobList, description: 'the jobs; has_more: more beyond limit' }, errors: ['validation_error', 'not_found'] },

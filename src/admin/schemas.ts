@@ -162,6 +162,21 @@ export const createKeyBody = z.object({
   budget_period: z.enum(budgetPeriods).optional().describe('default month'),
 });
 
+export const updateKeyBody = z.object({
+  name: z.string().max(200).nullish().describe('a label; null: none'),
+  scopes: z.array(z.enum(allScopes)).min(1).optional(),
+  rpm: z.number().int().min(1).max(1_000_000).nullish().describe('requests per minute; null: rate_limit.requests_per_minute'),
+  tpm: z.number().int().min(0).max(maxTokensPerMinute).nullish().describe('tokens per minute (input + output, counted at settle); null or 0: no limit'),
+  max_in_flight: z.number().int().min(0).max(maxRequestsInFlight).nullish().describe('requests of the key in flight at once at most; null or 0: no limit'),
+  expires: z.string().max(100).nullish().describe('a duration from now (30d, 12h, 90m, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone; never or null: no expiry'),
+  models: z.array(z.string().max(200)).min(1).max(100).nullish().describe('model ids or glob patterns the key may use; null: any'),
+  allowed_ips: z.array(z.string().max(64)).min(1).max(100).nullish().describe('IPv4/IPv6 addresses or CIDR blocks; null: any'),
+  budget_rub: z.string().max(40).nullish().describe('spending budget per budget_period (charged + held); null: none. A new amount keeps the key\'s period unless budget_period is given'),
+  budget_period: z.enum(budgetPeriods).optional(),
+});
+const keyControlNames = ['scopes', 'expires_at', 'models', 'allowed_ips', 'budget_rub', 'budget_period', 'rpm', 'tpm', 'max_in_flight', 'name'] as const;
+export const updatedKey = apiKey.extend({ changed: z.array(z.enum(keyControlNames)).describe('the controls this change altered (empty: none)') });
+
 // ── request log ─────────────────────────────────────────────────────────────────────────────
 
 export const requestLogQuery = z.object({

@@ -27,14 +27,14 @@ import { adjustAccount, createAccount, disableAccount, enableAccount, listAccoun
 import { cancelJobRoute, listJobs } from './routes/admin-jobs.js';
 import { listTransactions, refundCharge } from './routes/admin-ledger.js';
 import { createLoginLink } from './routes/admin-login-link.js';
-import { createKey, listKeys, revokeKey } from './routes/admin-keys.js';
+import { createKey, listKeys, revokeKey, updateKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
-import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
+import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret, updateCabinetKey } from './routes/cabinet-keys.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
@@ -148,6 +148,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'DELETE', path: '/cabinet/api/files/:id', auth: 'session', scope: null, handler: deleteCabinetFile },
   { method: 'GET', path: '/cabinet/api/keys', auth: 'session', scope: null, handler: listCabinetKeys },
   { method: 'POST', path: '/cabinet/api/keys', auth: 'session', scope: null, body: 'json', handler: createCabinetKey },
+  { method: 'PATCH', path: '/cabinet/api/keys/:id', auth: 'session', scope: null, body: 'json', handler: updateCabinetKey },
   { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
   { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
@@ -172,6 +173,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/admin/v1/accounts/:id/login-link', auth: 'admin', scope: 'admin', handler: createLoginLink },
   { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'read', handler: listKeys },
   { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
+  { method: 'PATCH', path: '/admin/v1/keys/:id', auth: 'admin', scope: 'keys', body: 'json', handler: updateKey },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },
   { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: 'read', handler: listRequestLog },
   { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: 'read', handler: listJobs },

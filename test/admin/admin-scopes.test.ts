@@ -51,6 +51,7 @@ const expected: Record<string, RouteCase> = {
   'POST /admin/v1/accounts/:id/login-link': { scope: 'admin', status: 201, request: async () => ({ path: `${acme}/login-link` }) },
   'GET /admin/v1/accounts/:id/keys': { scope: 'read', status: 200, request: async () => ({ path: `${acme}/keys` }) },
   'POST /admin/v1/accounts/:id/keys': { scope: 'keys', status: 201, request: async () => ({ path: `${acme}/keys`, body: { name: 'made by scope test' } }) },
+  'PATCH /admin/v1/keys/:id': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}`, body: { budget_rub: '3', rpm: 30 } }) },
   'POST /admin/v1/keys/:id/revoke': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}/revoke` }) },
   'GET /admin/v1/request-log': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/request-log' }) },
   'GET /admin/v1/jobs': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/jobs' }) },
@@ -154,6 +155,7 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['job.cancel', 3],
       ['key.create', 3],
       ['key.revoke', 1],
+      ['key.update', 3],
       ['login_link.create', 3],
     ],
   );
