@@ -363,7 +363,7 @@ export const en = {
   'playground.job.failed': 'The generation failed: {message}. Nothing was charged.',
   'playground.music': 'Music',
   'playground.music.none': 'No music model is enabled.',
-  'playground.music.mode': 'Song',
+  'playground.music.mode': 'Kind of song',
   'playground.music.simple': 'Made from a description',
   'playground.music.custom': 'My own lyrics',
   'playground.music.lyrics': 'Lyrics',

@@ -369,7 +369,7 @@ export const ru: Record<MessageKey, string> = {
   'playground.job.failed': 'Генерация не удалась: {message}. Ничего не списано.',
   'playground.music': 'Музыка',
   'playground.music.none': 'Нет включённых моделей музыки.',
-  'playground.music.mode': 'Песня',
+  'playground.music.mode': 'Вид песни',
   'playground.music.simple': 'По описанию',
   'playground.music.custom': 'На мой текст',
   'playground.music.lyrics': 'Текст песни',
