@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { type Cabinet, openCabinet } from './cabinet/cabinet.js';
+import { openUserServices, type UserServices } from './users/user-services.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { KeyLimits, MemoryKeyLimitStore } from './auth/key-limits.js';
 import { RedisKeyLimitStore, RedisKeyLimitStoreWithFallback } from './auth/key-limits-redis.js';
@@ -57,6 +58,8 @@ export interface Services {
   readonly blobs: BlobStore;
   /** The web cabinet: login links, sessions, admin tokens, cabinet keys (src/cabinet/cabinet.ts). */
   readonly cabinet: Cabinet;
+  /** Self-service accounts: users, memberships, email links, invites, sign-up, the mailer (src/users/user-services.ts). */
+  readonly users: UserServices;
   close(): Promise<void>;
 }
 
@@ -107,19 +110,24 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
   const checkpointer = backgroundCheckpoints ? new SqliteCheckpointer(config.database.filename!, logger) : undefined;
   const apiKeys = new ApiKeys(db, config.keys.prefix, now);
   const blobs = openBlobStore(config.storage.blobs);
+  const accounts = new Accounts(db, now);
+  const ledger = new Ledger(db, now);
+  const users = openUserServices(db, config, { accounts, ledger }, now);
   return {
     config,
     db,
     logger,
-    accounts: new Accounts(db, now),
+    accounts,
     apiKeys,
-    ledger: new Ledger(db, now),
+    ledger,
     catalog: new Catalog(config),
     now,
     blobs,
     cabinet: openCabinet(db, apiKeys, config.cabinet, now),
+    users,
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
+      users.mailer?.close();
       await blobs.close().catch(() => undefined);
       await db.destroy();
       await checkpointer?.close();

@@ -64,8 +64,10 @@ export class Accounts {
   /**
    * Creates an account. `actor`: who asks (the CLI, the admin API): its `account.create` audit
    * row is written in the same transaction. Without one (tests, fixtures) no row is written.
+   * `within`: the caller's transaction (on PostgreSQL a name taken makes that transaction
+   * unusable: the caller picks a free name first, see sign-up.ts).
    */
-  async create(name: string, options: { actor?: string } = {}): Promise<Account> {
+  async create(name: string, options: { actor?: string; within?: Knex.Transaction } = {}): Promise<Account> {
     if (!/^[\p{L}\p{N}][\p{L}\p{N} ._@-]{0,199}$/u.test(name) || name.startsWith('acc_')) {
       throw new InvalidAccountNameError(
         `"${name}" is not a usable account name: 1-200 letters, digits, spaces or ._@- , not starting with "acc_"`,
@@ -81,13 +83,16 @@ export class Accounts {
       disabled_at: null,
       disabled_reason: null,
     };
+    const write = async (trx: Knex.Transaction) => {
+      await trx('accounts').insert(row);
+      if (options.actor !== undefined) {
+        await writeAudit(trx, { actor: options.actor, action: 'account.create', target: row.id, accountId: row.id, details: { name } }, row.created_at as number);
+      }
+    };
     try {
-      await this.db.transaction(async (trx) => {
-        await trx('accounts').insert(row);
-        if (options.actor !== undefined) {
-          await writeAudit(trx, { actor: options.actor, action: 'account.create', target: row.id, accountId: row.id, details: { name } }, row.created_at as number);
-        }
-      });
+      // `within`: a sign-up making the account with its user (src/users/sign-up.ts).
+      if (options.within) await write(options.within);
+      else await this.db.transaction(write);
     } catch (error) {
       if (/unique|duplicate/i.test((error as Error).message)) throw new AccountExistsError(name);
       throw error;

@@ -6,9 +6,13 @@
 // request, so the idle limit is kept to within that minute.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
+import type { MemberRole } from '../users/account-members.js';
 import { newId } from '../util/ids.js';
 import type { CabinetKind, CabinetSettings, LoginLinks } from './login-links.js';
 import { hashSecret, isSecretOf, newCsrfToken, newSecret, sameHash } from './secret-tokens.js';
+
+/** How an account session was opened. */
+export type SessionMethod = 'link' | 'password' | 'oidc' | 'telegram';
 
 /** last_seen_at is moved forward only when it is at least this old. */
 export const lastSeenResolutionMs = 60_000;
@@ -21,8 +25,17 @@ export interface CabinetSession {
   readonly accountName: string | null;
   /** Set while the session's account is disabled. */
   readonly accountDisabledAt: number | null;
+  /** The user it belongs to; null for a session opened by an operator's login link (it acts as the account's owner). */
+  readonly userId: string | null;
+  /**
+   * What the session may do for its account: `owner`, or `member` (no money, members or account
+   * details). null: the user is no longer a member of the account (the session is refused).
+   */
+  readonly role: MemberRole | null;
+  readonly method: SessionMethod;
   readonly csrfToken: string;
-  readonly loginLinkId: string;
+  /** The login link it was opened with (method `link`), else null. */
+  readonly loginLinkId: string | null;
   readonly createdAt: number;
   readonly lastSeenAt: number;
   /** The absolute end. */
@@ -41,7 +54,9 @@ interface SessionRow {
   kind: string;
   account_id: string | null;
   csrf_token: string;
-  login_link_id: string;
+  login_link_id: string | null;
+  user_id: string | null;
+  method: string;
   created_at: string | number;
   last_seen_at: string | number;
   expires_at: string | number;
@@ -50,6 +65,7 @@ interface SessionRow {
   address: string | null;
   account_name?: string | null;
   account_disabled_at?: string | number | null;
+  member_role?: string | null;
 }
 
 const optionalNumber = (value: string | number | null | undefined) => (value === null || value === undefined ? null : Number(value));
@@ -61,6 +77,9 @@ function fromRow(row: SessionRow): CabinetSession {
     accountId: row.account_id,
     accountName: row.account_name ?? null,
     accountDisabledAt: optionalNumber(row.account_disabled_at),
+    userId: row.user_id,
+    role: row.user_id === null ? 'owner' : row.member_role === 'owner' ? 'owner' : row.member_role === 'member' ? 'member' : null,
+    method: row.method === 'password' || row.method === 'oidc' || row.method === 'telegram' ? row.method : 'link',
     csrfToken: row.csrf_token,
     loginLinkId: row.login_link_id,
     createdAt: Number(row.created_at),
@@ -88,7 +107,10 @@ export class CabinetSessions {
   ) {}
 
   private withAccount(db: Knex | Knex.Transaction) {
-    return db('cabinet_sessions as s').leftJoin('accounts as a', 'a.id', 's.account_id').select('s.*', 'a.name as account_name', 'a.disabled_at as account_disabled_at');
+    return db('cabinet_sessions as s')
+      .leftJoin('accounts as a', 'a.id', 's.account_id')
+      .leftJoin('account_members as m', (join) => join.on('m.account_id', 's.account_id').andOn('m.user_id', 's.user_id'))
+      .select('s.*', 'a.name as account_name', 'a.disabled_at as account_disabled_at', 'm.role as member_role');
   }
 
   /**
@@ -104,27 +126,62 @@ export class CabinetSessions {
   ): Promise<{ session: CabinetSession; cookieToken: string }> {
     return this.db.transaction(async (trx) => {
       const link = await this.links.redeem(trx, token);
-      const cookieToken = newSecret('gws_');
-      const now = this.now();
-      const row: SessionRow = {
-        id: newId('ses'),
-        token_hash: hashSecret(cookieToken),
-        kind: link.kind,
-        account_id: link.accountId,
-        csrf_token: newCsrfToken(),
-        login_link_id: link.id,
-        created_at: now,
-        last_seen_at: now,
-        expires_at: now + (link.kind === 'admin' ? this.settings.adminSessionMaxMs : this.settings.sessionMaxMs),
-        revoked_at: null,
-        user_agent: client.userAgent === null ? null : client.userAgent.slice(0, 300),
-        address: client.address === null ? null : client.address.slice(0, 64),
-      };
-      await trx('cabinet_sessions').insert(row);
-      const session = fromRow((await this.withAccount(trx).where('s.id', row.id).first()) as SessionRow);
-      check(session);
-      return { session, cookieToken };
+      const opened = await this.insert(trx, { kind: link.kind, accountId: link.accountId, userId: null, method: 'link', loginLinkId: link.id }, client);
+      check(opened.session);
+      return opened;
     });
+  }
+
+  /**
+   * Opens an account session for a user who proved who they are (password, OIDC, Telegram),
+   * in the caller's transaction when given. A login always makes a new session (a new id and
+   * cookie): a session id is never carried over a login.
+   */
+  async openForUser(
+    opening: { accountId: string; userId: string; method: Exclude<SessionMethod, 'link'> },
+    client: { userAgent: string | null; address: string | null },
+    trx?: Knex.Transaction,
+  ): Promise<{ session: CabinetSession; cookieToken: string }> {
+    const run = (db: Knex.Transaction) => this.insert(db, { kind: 'account', accountId: opening.accountId, userId: opening.userId, method: opening.method, loginLinkId: null }, client);
+    return trx ? run(trx) : this.db.transaction(run);
+  }
+
+  private async insert(
+    trx: Knex.Transaction,
+    opening: { kind: CabinetKind; accountId: string | null; userId: string | null; method: SessionMethod; loginLinkId: string | null },
+    client: { userAgent: string | null; address: string | null },
+  ): Promise<{ session: CabinetSession; cookieToken: string }> {
+    const cookieToken = newSecret('gws_');
+    const now = this.now();
+    const row: SessionRow = {
+      id: newId('ses'),
+      token_hash: hashSecret(cookieToken),
+      kind: opening.kind,
+      account_id: opening.accountId,
+      user_id: opening.userId,
+      method: opening.method,
+      csrf_token: newCsrfToken(),
+      login_link_id: opening.loginLinkId,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: now + (opening.kind === 'admin' ? this.settings.adminSessionMaxMs : this.settings.sessionMaxMs),
+      revoked_at: null,
+      user_agent: client.userAgent === null ? null : client.userAgent.slice(0, 300),
+      address: client.address === null ? null : client.address.slice(0, 64),
+    };
+    await trx('cabinet_sessions').insert(row);
+    const session = fromRow((await this.withAccount(trx).where('s.id', row.id).first()) as SessionRow);
+    return { session, cookieToken };
+  }
+
+  /**
+   * Ends every live session of a user but `exceptId` (a password change keeps the session that
+   * made it), in the caller's transaction when given. Returns how many were ended.
+   */
+  async endForUser(userId: string, options: { exceptId?: string; trx?: Knex.Transaction } = {}): Promise<number> {
+    const query = (options.trx ?? this.db)('cabinet_sessions').where({ user_id: userId }).whereNull('revoked_at');
+    if (options.exceptId !== undefined) query.whereNot({ id: options.exceptId });
+    return query.update({ revoked_at: this.now() });
   }
 
   /**

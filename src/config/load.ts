@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
+import { parseRub } from '../billing/money.js';
 
 /** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
 export const installRoot = findInstallRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -83,12 +84,49 @@ export interface Config {
     readonly sessionMaxMs: number;
     readonly adminSessionMaxMs: number;
     readonly loginAttemptsPerMinute: number;
+    readonly loginAttemptsPerEmailPerMinute: number;
+    readonly signup: 'closed' | 'invite' | 'open';
+    /** cabinet.signup_bonus in units of 0.0001 RUB; 0n when unset. */
+    readonly signupBonusUnits: bigint;
+    readonly emailLinkTtlMs: number;
+    readonly oidc: readonly OidcProviderConfig[];
+    readonly telegramLogin: TelegramLoginConfig | undefined;
   };
+  /** email: absent when not configured (email sign-up is then unavailable). */
+  readonly email: EmailConfig | undefined;
   readonly metrics: MetricsConfig;
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
   /** observability.otlp: absent when traces are off (the default). */
   readonly observability: { readonly otlp: OtlpConfig | undefined };
+}
+
+/** One OpenID Connect provider of cabinet.oidc (src/users/oidc-login.ts). */
+export interface OidcProviderConfig {
+  readonly name: string;
+  readonly label: string;
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Read from client_secret_env; undefined when that variable is unset (serve refuses to start). */
+  readonly clientSecret: string | undefined;
+  readonly clientSecretEnv: string;
+}
+
+/** cabinet.telegram_login (src/users/telegram-login.ts). */
+export interface TelegramLoginConfig {
+  readonly botUsername: string;
+  /** Read from bot_token_env; undefined when that variable is unset (serve refuses to start). */
+  readonly botToken: string | undefined;
+  readonly botTokenEnv: string;
+  readonly maxAgeMs: number;
+}
+
+/** email (src/email/mailer.ts). */
+export interface EmailConfig {
+  /** Read from smtp_url_env; undefined when that variable is unset (serve refuses to start). A secret: never logged. */
+  readonly smtpUrl: string | undefined;
+  readonly smtpUrlEnv: string;
+  readonly from: string;
 }
 
 /** Where and how traces are exported (src/observability/otlp-tracer.ts). */
@@ -370,8 +408,30 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       sessionMaxMs: parseDuration(file.cabinet.session_max),
       adminSessionMaxMs: parseDuration(file.cabinet.admin_session_max),
       loginAttemptsPerMinute: file.cabinet.login_attempts_per_minute,
+      loginAttemptsPerEmailPerMinute: file.cabinet.login_attempts_per_email_per_minute,
+      signup: file.cabinet.signup,
+      signupBonusUnits: file.cabinet.signup_bonus === undefined ? 0n : parseRub(file.cabinet.signup_bonus),
+      emailLinkTtlMs: parseDuration(file.cabinet.email_link_ttl),
+      oidc: file.cabinet.oidc.map((provider) => ({
+        name: provider.name,
+        label: provider.label ?? provider.name,
+        issuer: provider.issuer,
+        clientId: provider.client_id,
+        clientSecret: env[provider.client_secret_env] || undefined,
+        clientSecretEnv: provider.client_secret_env,
+      })),
+      telegramLogin:
+        file.cabinet.telegram_login === undefined
+          ? undefined
+          : {
+              botUsername: file.cabinet.telegram_login.bot_username,
+              botToken: env[file.cabinet.telegram_login.bot_token_env] || undefined,
+              botTokenEnv: file.cabinet.telegram_login.bot_token_env,
+              maxAgeMs: parseDuration(file.cabinet.telegram_login.max_age),
+            },
     },
     metrics: metricsConfig(file.metrics, env),
+    email: file.email === undefined ? undefined : { smtpUrl: env[file.email.smtp_url_env] || undefined, smtpUrlEnv: file.email.smtp_url_env, from: file.email.from },
     providers,
     models: file.models,
     observability: { otlp: file.observability.otlp === undefined ? undefined : otlpConfig(file.observability.otlp, env) },

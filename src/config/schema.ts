@@ -302,8 +302,49 @@ export const configSchema = z.strictObject({
       admin_session_max: durationString.default('12h'),
       /** POST /cabinet/api/login attempts per client address per minute. */
       login_attempts_per_minute: z.number().int().min(1).max(10_000).default(10),
+      /** Password login attempts per email address per minute, whatever address they come from. */
+      login_attempts_per_email_per_minute: z.number().int().min(1).max(10_000).default(10),
+      /** Who may create an account (docs/cabinet.md, "Sign-up"): nobody (only the operator's links), holders of an invite code, or anyone. */
+      signup: z.enum(['closed', 'invite', 'open']).default('closed'),
+      /** RUB credited to a new account as a `bonus` ledger row; none when unset. */
+      signup_bonus: z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'expected an amount in RUB with up to 4 decimals, such as "50.00" (quote it in YAML)').optional(),
+      /** How long a link sent by email (verify, reset, change of address, joining an account) may be followed (once). */
+      email_link_ttl: durationString.default('1h'),
+      /** OpenID Connect providers offered on the login page. */
+      oidc: z
+        .array(
+          z.strictObject({
+            /** In the callback path and the stored identity (`oidc:<name>`): never rename a provider in use. */
+            name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'expected a lowercase name such as "google"'),
+            /** What the login button says; default the name. */
+            label: z.string().min(1).max(60).optional(),
+            /** The issuer's URL; its /.well-known/openid-configuration is read at the first login. */
+            issuer: z.url(),
+            client_id: z.string().min(1),
+            client_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as GOOGLE_CLIENT_SECRET'),
+          }),
+        )
+        .default([]),
+      /** Telegram Login Widget (docs/cabinet.md): the bot whose token signs the widget's data. */
+      telegram_login: z
+        .strictObject({
+          bot_username: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{3,31}$/, 'expected the bot\'s username without @'),
+          bot_token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as TELEGRAM_BOT_TOKEN'),
+          /** Signed data older than this (auth_date) is refused. */
+          max_age: durationString.default('1d'),
+        })
+        .optional(),
     })
     .prefault({}),
+  /** Outgoing email over SMTP (docs/configuration.md, "Email"): verification, password reset, member invitations. Without it, email sign-up is unavailable. */
+  email: z
+    .strictObject({
+      /** The environment variable holding the SMTP URL: smtp://user:pass@host:587 or smtps://…:465. */
+      smtp_url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as SMTP_URL'),
+      /** The From address: "Gateway <noreply@example.com>". */
+      from: z.string().min(3).max(320),
+    })
+    .optional(),
   /**
    * Who may read GET /metrics (docs/operations.md, "Metrics"). Neither set: the API port answers
    * loopback peers only. token_env: the Bearer token is required. listen: /metrics moves to a

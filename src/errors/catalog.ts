@@ -247,6 +247,10 @@ export const errorCatalog = {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: 'a session of the wrong kind: an operator session on an account cabinet route, or an account session on the admin API',
   },
+  owner_required: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: "a member's session on a cabinet route for the account's owners (moving money, managing members, changing the account's details): nothing was done",
+  },
   metrics_unauthorized: {
     status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
     description: '`GET /metrics` without the Bearer token of `metrics.token_env`, or with another one',

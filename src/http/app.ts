@@ -22,7 +22,7 @@ import { keyLimits } from './middleware/key-limits.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { requireScope } from './middleware/require-scope.js';
-import { sessionAuth } from './middleware/session-auth.js';
+import { requireOwner, sessionAuth } from './middleware/session-auth.js';
 import { routeTable, type RouteDefinition } from './route-table.js';
 import type { Context, RequestState } from './state.js';
 
@@ -49,7 +49,10 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
     const chain: Middleware[] = [];
     if (route.auth === 'key' || route.auth === 'session') {
       if (route.auth === 'key') chain.push((route.keyCheckedByHold ? cachedAuth : auth) as Middleware);
-      else chain.push(session as Middleware);
+      else {
+        chain.push(session as Middleware);
+        if (route.owner) chain.push(requireOwner as Middleware);
+      }
       if (route.scope) chain.push(requireScope(route.scope) as Middleware);
       // The key's own tpm and in-flight limits first: a request the rpm limiter refuses gives its slot back.
       if (route.rateLimited ?? true) chain.push(limits as Middleware, limiter as Middleware);

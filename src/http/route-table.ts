@@ -30,7 +30,7 @@ import { adminOpenApi } from './routes/admin-openapi.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
-import { currentSession, login, logout, rootRedirect } from './routes/cabinet-auth.js';
+import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
@@ -49,6 +49,11 @@ interface RouteCommon {
   readonly keyCheckedByHold?: boolean;
   /** Rate limited per key (default: every route that takes a key, the cabinet key of `session` routes too). */
   readonly rateLimited?: boolean;
+  /**
+   * `session` routes only: for the account's owners (moving money, managing members, changing the
+   * account's details); a member's session gets 403 owner_required (src/users/account-members.ts).
+   */
+  readonly owner?: boolean;
   /** How the request body is read (default none). `multipart`: the handler streams it with readMultipart. */
   readonly body?: 'json' | 'multipart';
   /**
@@ -84,6 +89,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/login', auth: 'none', scope: null, body: 'json', handler: login },
   { method: 'POST', path: '/cabinet/api/logout', auth: 'none', scope: null, handler: logout },
   { method: 'GET', path: '/cabinet/api/session', auth: 'none', scope: null, handler: currentSession },
+  { method: 'GET', path: '/cabinet/api/login-options', auth: 'none', scope: null, handler: loginOptions },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
@@ -145,7 +151,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/keys', auth: 'session', scope: null, body: 'json', handler: createCabinetKey },
   { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
-  { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, handler: rotateWebhookSecret },
+  { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
   // The playground: the /v1 handlers themselves.
   { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },

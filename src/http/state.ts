@@ -16,6 +16,10 @@ export interface SessionState {
   /** The account of an account session; null for an operator's. */
   readonly accountId: string | null;
   readonly csrfToken: string;
+  /** The user of an account session; null for one opened by an operator's login link. */
+  readonly userId: string | null;
+  /** owner or member (an operator's link acts as owner; an operator's session is owner of nothing: null). */
+  readonly role: 'owner' | 'member' | null;
 }
 
 export interface RequestState {
@@ -25,7 +29,10 @@ export interface RequestState {
   apiKey?: ApiKey;
   /** Set by `session` routes, and by `admin` routes authenticated by an operator's session cookie. */
   session?: SessionState;
-  /** Who acts, for the audit trail: `cabinet:<session id>` (session and admin routes) or `admin-token:<id>` (admin routes). */
+  /**
+   * Who acts, for the audit trail: `user:<user id>` (a user's account session), `cabinet:<session
+   * id>` (a session of an operator's login link; admin sessions) or `admin-token:<id>` (admin routes).
+   */
   actor?: string;
   /** Set by `admin` routes: the admin token's scopes, or every scope for an operator's session (src/cabinet/admin-scopes.ts). */
   adminScopes?: readonly AdminScope[];

@@ -55,11 +55,21 @@ export interface CabinetGateway {
   link(who: { account: string } | { admin: true }): Promise<string>;
 }
 
-/** `gateway serve` with the example config (fast job runner, its built-in simulator) over `database`. */
-export async function startCabinetGateway(t: ExecutionContext, database: TestDatabase): Promise<CabinetGateway> {
+/**
+ * `gateway serve` with the example config (fast job runner, its built-in simulator) over
+ * `database`. `options.config` changes the config before it is written (sign-up, email, OIDC);
+ * `options.env` adds environment variables (the secrets those name).
+ */
+export async function startCabinetGateway(
+  t: ExecutionContext,
+  database: TestDatabase,
+  options: { config?: (config: Record<string, any>) => void; env?: Record<string, string> } = {},
+): Promise<CabinetGateway> {
   const configPath = path.join(mkdtempSync(path.join(tmpdir(), 'gw-browser-')), 'gateway.yaml');
-  writeFileSync(configPath, stringify(fastJobsConfig()));
-  const env = processEnv(configPath, database);
+  const config = fastJobsConfig() as Record<string, any>;
+  options.config?.(config);
+  writeFileSync(configPath, stringify(config));
+  const env = { ...processEnv(configPath, database), ...options.env };
   const serve = await startProcess(['serve', '--host', '127.0.0.1', '--port', '0'], env);
   t.teardown(() => serve.stop());
   const cli = <T>(args: string[]) => runCliJson<T>(args, env);

@@ -102,7 +102,7 @@ testOnBackends('a login link opens one session, once: the answer, the exact cook
   t.is(response.headers.get('cache-control'), 'no-store');
   const body = (await response.json()) as Record<string, any>;
   const expiresAt = clock.now() + 7 * dayMs;
-  t.deepEqual(body, { kind: 'account', account: { id: account.id, name: account.name }, csrf_token: body.csrf_token, expires_at: new Date(expiresAt).toISOString() });
+  t.deepEqual(body, { kind: 'account', account: { id: account.id, name: account.name }, user: null, role: 'owner', method: 'link', csrf_token: body.csrf_token, expires_at: new Date(expiresAt).toISOString() });
   t.regex(body.csrf_token, /^[0-9a-f]{64}$/);
   const cookies = response.headers.getSetCookie();
   t.is(cookies.length, 1);
@@ -253,7 +253,7 @@ testOnBackends('the kinds are kept apart: an admin session on an account route a
   t.is(((await v1.json()) as any).error.code, 'invalid_api_key');
 
   const shown = (await (await fetch(`${url}/probe/admin`, { headers: { cookie: operator.cookie } })).json()) as any;
-  t.deepEqual(shown, { actor: `cabinet:${shown.session.id}`, session: { id: shown.session.id, kind: 'admin', accountId: null, csrfToken: operator.csrf }, key: null });
+  t.deepEqual(shown, { actor: `cabinet:${shown.session.id}`, session: { id: shown.session.id, kind: 'admin', accountId: null, csrfToken: operator.csrf, userId: null, role: null }, key: null });
   t.regex(shown.session.id, /^ses_/);
   t.deepEqual(await errorOf(await fetch(`${url}/probe/admin`, { method: 'POST', headers: { cookie: operator.cookie } })), csrfInvalid, 'an admin session needs the CSRF token');
   t.is((await fetch(`${url}/probe/admin`, { method: 'POST', headers: cabinetHeaders(operator) })).status, 200);
@@ -335,7 +335,7 @@ testOnBackends("an account session acts through the account's cabinet key: made 
   t.deepEqual(await database.db('api_keys').where({ account_id: account.id }), [], 'no key before the first cabinet request');
   const first = (await (await fetch(`${url}/probe/account`, { headers: { cookie: login.cookie } })).json()) as any;
   t.deepEqual(first.key, { id: first.key.id, name: 'cabinet', purpose: 'cabinet' });
-  t.deepEqual(first.session, { id: first.session.id, kind: 'account', accountId: account.id, csrfToken: login.csrf });
+  t.deepEqual(first.session, { id: first.session.id, kind: 'account', accountId: account.id, csrfToken: login.csrf, userId: null, role: 'owner' });
   t.is(first.actor, `cabinet:${first.session.id}`);
   const again = (await (await fetch(`${url}/probe/account`, { headers: { cookie: login.cookie } })).json()) as any;
   t.is(again.key.id, first.key.id, 'the same key');

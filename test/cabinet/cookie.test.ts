@@ -48,7 +48,19 @@ test('the cabinet configuration: defaults, the public URL, and refusals naming t
     sessionMaxMs: 604_800_000,
     adminSessionMaxMs: 43_200_000,
     loginAttemptsPerMinute: 10,
+    loginAttemptsPerEmailPerMinute: 10,
+    signup: 'closed',
+    signupBonusUnits: 0n,
+    emailLinkTtlMs: 3_600_000,
+    oidc: [],
+    telegramLogin: undefined,
   });
+  t.is(loadConfig({ raw: {}, env: {} }).email, undefined, 'no email unless configured');
+  const open = loadConfig({ raw: { cabinet: { signup: 'open', signup_bonus: '50.25' }, email: { smtp_url_env: 'SMTP_URL', from: 'gw@example.com' } }, env: { SMTP_URL: 'smtp://127.0.0.1:2525' } });
+  t.is(open.cabinet.signupBonusUnits, 502_500n);
+  t.deepEqual(open.email, { smtpUrl: 'smtp://127.0.0.1:2525', smtpUrlEnv: 'SMTP_URL', from: 'gw@example.com' });
+  const badBonus = t.throws(() => loadConfig({ raw: { cabinet: { signup_bonus: '1.00001' } }, env: {} }), { instanceOf: ConfigError });
+  t.regex(badBonus.message, /cabinet\.signup_bonus: expected an amount in RUB with up to 4 decimals/);
   t.is(loadConfig({ raw: { server: { host: '0.0.0.0', port: 9000 } }, env: {} }).cabinet.publicUrl, 'http://127.0.0.1:9000', 'a wildcard host is reached on loopback');
   t.is(loadConfig({ raw: { server: { host: '::' } }, env: { GATEWAY_PORT: '8443' } }).cabinet.publicUrl, 'http://[::1]:8443');
   t.is(loadConfig({ raw: { cabinet: { public_url: 'https://gw.example.com/' } }, env: {} }).cabinet.publicUrl, 'https://gw.example.com', 'no trailing slash');

@@ -6,8 +6,26 @@ import { api, ApiError, setCsrfToken } from './api.js';
 export interface Session {
   readonly kind: 'account' | 'admin';
   readonly account: { readonly id: string; readonly name: string } | null;
+  /** The signed-in user; null for a session of an operator's login link and for the console. */
+  readonly user: { readonly id: string } | null;
+  /** owner: everything; member: no money, members or account details. null for the console. */
+  readonly role: 'owner' | 'member' | null;
+  readonly method: 'link' | 'password' | 'oidc' | 'telegram';
   readonly csrf_token: string;
   readonly expires_at: number | string;
+}
+
+/** GET /cabinet/api/login-options: the ways in this gateway offers. */
+export interface LoginOptions {
+  readonly signup: 'closed' | 'invite' | 'open';
+  /** Email and password (email is configured). */
+  readonly password: boolean;
+  readonly oidc: readonly { readonly name: string; readonly label: string }[];
+  readonly telegram: { readonly bot_username: string } | null;
+}
+
+export function loadLoginOptions(): Promise<LoginOptions> {
+  return api<LoginOptions>('/cabinet/api/login-options');
 }
 
 /** The live session, or null when there is none (401). */

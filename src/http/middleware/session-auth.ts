@@ -3,6 +3,7 @@
 // request other than GET/HEAD must echo the session's CSRF token in `x-csrf-token`. The request
 // then acts as the account's cabinet key (ctx.state.apiKey), so the /v1 handlers it reuses run
 // unchanged. Only routes that declare `session` run this: `key` routes pay nothing for it.
+// Routes the table marks `owner` also run requireOwner: a member's session is refused there.
 import { timingSafeEqual } from 'node:crypto';
 import type { Next } from 'koa';
 import type { CabinetSession } from '../../cabinet/sessions.js';
@@ -38,7 +39,19 @@ export async function liveSession(ctx: Context, services: ServerServices): Promi
 }
 
 export function sessionState(session: CabinetSession): SessionState {
-  return { id: session.id, kind: session.kind, accountId: session.accountId, csrfToken: session.csrfToken };
+  return { id: session.id, kind: session.kind, accountId: session.accountId, csrfToken: session.csrfToken, userId: session.userId, role: session.kind === 'admin' ? null : session.role };
+}
+
+/** Who the audit log names for what a session does: its user, or the session of an operator's link. */
+export const sessionActor = (session: CabinetSession) => (session.userId === null ? `cabinet:${session.id}` : `user:${session.userId}`);
+
+export const ownerRequired = () =>
+  new GatewayError('owner_required', "Only the account's owners can do this (move money, manage members, change the account's details). Ask an owner of the account.");
+
+/** The chain's step for routes the route table marks `owner`: a member's session is refused before anything is done. */
+export async function requireOwner(ctx: Context, next: Next): Promise<void> {
+  if (ctx.state.session?.role !== 'owner') throw ownerRequired();
+  await next();
 }
 
 export function sessionAuth(services: ServerServices) {
@@ -48,8 +61,10 @@ export function sessionAuth(services: ServerServices) {
     if (session.kind !== 'account') throw new GatewayError('forbidden', "This is an account cabinet route; an operator's session cannot use it (the console uses /admin/v1).");
     assertCsrf(ctx, session);
     if (session.accountDisabledAt !== null) throw new GatewayError('account_disabled', 'This account is disabled. Contact the gateway operator.');
+    // The user left the account (or was removed) since the login: the session no longer opens it.
+    if (session.role === null) throw sessionRequired();
     ctx.state.session = sessionState(session);
-    ctx.state.actor = `cabinet:${session.id}`;
+    ctx.state.actor = sessionActor(session);
     const apiKey = await services.cabinet.keys.forAccount(session.accountId!);
     services.apiKeys.noteUsed(apiKey.id); // last_used_at, batched like any key's
     ctx.state.apiKey = apiKey;

@@ -6,6 +6,7 @@
 //   body counts, good or bad, valid or not.
 // - POST /cabinet/api/logout (cookie + x-csrf-token): ends the session, clears the cookie.
 // - GET /cabinet/api/session: the session of the cookie (its CSRF token for the page).
+// - GET /cabinet/api/login-options: which ways in the login page offers.
 // Both kinds of session (account, admin) use these three; the route table declares them
 // `none` and the handlers read the session themselves.
 // - GET / → 302 /cabinet/ (the page).
@@ -22,15 +23,37 @@ import type { Context, Handler } from '../state.js';
 
 const loginBody = z.strictObject({ token: z.string().min(1).max(200) });
 
-/** What login and GET /cabinet/api/session answer. */
-function presentSession(session: CabinetSession) {
+/**
+ * What login and GET /cabinet/api/session answer. `user`: the session's user (null for an
+ * operator's link or console session); `role`: owner or member of the account (null for the console).
+ */
+export function presentSession(session: CabinetSession) {
   return {
     kind: session.kind,
     account: session.accountId === null ? null : { id: session.accountId, name: session.accountName },
+    user: session.userId === null ? null : { id: session.userId },
+    role: session.kind === 'admin' ? null : session.role,
+    method: session.method,
     csrf_token: session.csrfToken,
     expires_at: new Date(session.expiresAt).toISOString(),
   };
 }
+
+/**
+ * GET /cabinet/api/login-options (public): the ways in this gateway offers, so the login page
+ * shows only those: sign-up mode, email and password (needs `email`), OIDC providers, Telegram.
+ */
+export const loginOptions: Handler = (ctx, services) => {
+  const settings = services.cabinet.settings;
+  const emailReady = services.users.mailer !== undefined;
+  ctx.set('cache-control', 'no-store');
+  ctx.body = {
+    signup: settings.signup,
+    password: emailReady,
+    oidc: settings.oidc.map((provider) => ({ name: provider.name, label: provider.label })),
+    telegram: settings.telegramLogin === undefined ? null : { bot_username: settings.telegramLogin.botUsername },
+  };
+};
 
 /** Over TLS: to this process, or to a proxy of server.trusted_proxies that says so (X-Forwarded-Proto). */
 const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.clientAddresses.secure(ctx.req));
