@@ -341,6 +341,8 @@ export const en = {
   'playground.video.seconds': 'Duration',
   'playground.video.secondsValue': '{seconds} s',
   'playground.video.references': 'Reference images (up to {max})',
+  'playground.video.galleryReference': 'Or an image from the gallery',
+  'playground.video.noGalleryReference': 'None',
   'playground.video.referenceAlt': 'Reference image {number}: {name}',
   'playground.video.quote': '{seconds} s, {size}, reference images: {references} — {price} ({usd})',
   'playground.upscale': 'Video upscale',

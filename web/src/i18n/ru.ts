@@ -347,6 +347,8 @@ export const ru: Record<MessageKey, string> = {
   'playground.video.seconds': 'Длительность',
   'playground.video.secondsValue': '{seconds}\u00a0с',
   'playground.video.references': 'Референсные изображения (до {max})',
+  'playground.video.galleryReference': 'Или изображение из галереи',
+  'playground.video.noGalleryReference': 'Не выбрано',
   'playground.video.referenceAlt': 'Референс {number}: {name}',
   'playground.video.quote': '{seconds}\u00a0с, {size}, референсов: {references} — {price} ({usd})',
   'playground.upscale': 'Увеличение видео',

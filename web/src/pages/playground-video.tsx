@@ -1,6 +1,6 @@
 // The playground's video panels. A video from a prompt (up to 32,000 characters) with the
-// model's durations and sizes and up to its number of reference images (sent as data: URLs, so
-// the price route and the job see the same body); an upscale of an uploaded MP4 or of a video
+// model's durations and sizes and up to its number of reference images (uploads sent as data:
+// URLs, gallery images by their file id, so the price route and the job see the same body); an upscale of an uploaded MP4 or of a video
 // from the gallery (its content fetched from the cabinet and sent as the upload). Each is
 // priced by the server first; the job is submitted with the quote's idempotency key, followed
 // to its end and played here, and it is in the gallery.
@@ -38,6 +38,18 @@ function dataUrlOf(file: File): Promise<string> {
 
 const fileIdentity = (file: File) => `${file.name}:${file.size}:${file.lastModified}`;
 
+/** A reference image as input_references takes it: a data: URL of an upload, or a stored file's id. */
+interface Reference {
+  readonly value: string;
+  /** What the page shows of it (an upload shows its data: URL itself). */
+  readonly preview: string;
+  readonly name: string;
+  /** What makes the request another one (the quote holds only for the same references). */
+  readonly identity: string;
+}
+
+const isAvailable = (generation: Generation) => generation.status === 'completed' && generation.files.length > 0 && generation.files.every((file) => file !== null);
+
 export function VideoGeneration(props: { models: CatalogModel[] }) {
   const { t, language } = useI18n();
   const [model, setModel] = useState(props.models[0]?.id ?? '');
@@ -48,26 +60,32 @@ export function VideoGeneration(props: { models: CatalogModel[] }) {
   const [prompt, setPrompt] = useState('');
   const [seconds, setSeconds] = useState('');
   const [size, setSize] = useState('');
-  const [references, setReferences] = useState<{ file: File; url: string }[]>([]);
-  const usedReferences = references.slice(0, maxReferences);
+  const [uploads, setUploads] = useState<Reference[]>([]);
+  const [galleryImage, setGalleryImage] = useState('');
+  const images = useLoad(() => (maxReferences > 0 ? api<GenerationPage>('/cabinet/api/generations?type=image&limit=24') : Promise.resolve({ data: [] })), [maxReferences > 0]);
+  const galleryImages = (images.data?.data ?? []).filter(isAvailable);
+  const picked = galleryImages.find((generation) => String(generation.id) === galleryImage);
+  // A gallery image is named by its stored file's id: nothing is uploaded again.
+  const fromGallery: Reference[] = picked ? [{ value: String(picked.file_ids[0]), preview: contentUrl(picked), name: picked.prompt ?? String(picked.id), identity: `file-${picked.file_ids[0]}` }] : [];
+  const usedReferences = [...uploads, ...fromGallery].slice(0, maxReferences);
   const request = useMemo(() => {
     const body: Record<string, unknown> = { model, prompt: prompt.trim() };
     const pickedSeconds = chosen(durations, seconds);
     const pickedSize = chosen(sizes, size);
     if (pickedSeconds !== undefined) body.seconds = pickedSeconds;
     if (pickedSize !== undefined) body.size = pickedSize;
-    if (usedReferences.length > 0) body.input_references = usedReferences.map((reference) => reference.url);
+    if (usedReferences.length > 0) body.input_references = usedReferences.map((reference) => reference.value);
     return body;
-  }, [model, prompt, seconds, size, durations.join(), sizes.join(), references, maxReferences]);
-  const requestKey = JSON.stringify({ ...request, input_references: usedReferences.map((reference) => fileIdentity(reference.file)) });
+  }, [model, prompt, seconds, size, durations.join(), sizes.join(), uploads, picked, maxReferences]);
+  const requestKey = JSON.stringify({ ...request, input_references: usedReferences.map((reference) => reference.identity) });
   const quote = useQuote<VideoQuote>(requestKey);
   const { busy, error, run } = useAction();
   const job = useJob('/cabinet/api/videos');
 
   const pickReferences = (files: FileList | null) =>
     run(async () => {
-      const picked = Array.from(files ?? []).slice(0, maxReferences);
-      setReferences(await Promise.all(picked.map(async (file) => ({ file, url: await dataUrlOf(file) }))));
+      const chosenFiles = Array.from(files ?? []).slice(0, maxReferences);
+      setUploads(await Promise.all(chosenFiles.map(async (file) => ({ value: await dataUrlOf(file), preview: '', name: file.name, identity: fileIdentity(file) }))));
     });
 
   return (
@@ -101,11 +119,24 @@ export function VideoGeneration(props: { models: CatalogModel[] }) {
               <input type="file" accept="image/png,image/jpeg,image/webp" multiple={maxReferences > 1} onChange={(event) => void pickReferences(event.currentTarget.files)} />
             </label>
           )}
+          {maxReferences > 0 && galleryImages.length > 0 && (
+            <label>
+              {t('playground.video.galleryReference')}
+              <select value={galleryImage} onChange={(event) => setGalleryImage(event.currentTarget.value)}>
+                <option value="">{t('playground.video.noGalleryReference')}</option>
+                {galleryImages.map((generation) => (
+                  <option key={generation.id} value={String(generation.id)}>
+                    {(generation.prompt ?? String(generation.id)).slice(0, 60)}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           {usedReferences.length > 0 && (
             <ul class="generated">
               {usedReferences.map((reference, index) => (
                 <li key={index}>
-                  <img src={reference.url} alt={t('playground.video.referenceAlt', { number: index + 1, name: reference.file.name })} />
+                  <img src={reference.preview || reference.value} alt={t('playground.video.referenceAlt', { number: index + 1, name: reference.name })} />
                 </li>
               ))}
             </ul>
@@ -123,7 +154,7 @@ export function VideoGeneration(props: { models: CatalogModel[] }) {
               })
             }
           />
-          <ErrorMessage error={error} />
+          <ErrorMessage error={error ?? images.error} />
         </form>
       )}
       <JobView job={job.job} error={job.error} kind="video" label={String(request.prompt || t('playground.video'))} />
@@ -180,7 +211,7 @@ export function VideoUpscale(props: { models: CatalogModel[] }) {
     () => (source === 'gallery' ? api<GenerationPage>('/cabinet/api/generations?type=video&limit=50') : Promise.resolve({ data: [] })),
     [source],
   );
-  const ready = (videos.data?.data ?? []).filter((generation) => generation.status === 'completed' && generation.files.length > 0 && generation.files.every((file) => file !== null));
+  const ready = (videos.data?.data ?? []).filter(isAvailable);
   const requestKey = JSON.stringify({ model, factor, source, video: source === 'upload' ? upload && fileIdentity(upload) : fromGallery });
   const quote = useQuote<UpscaleQuote>(requestKey);
   const { busy, error, run } = useAction();
