@@ -386,6 +386,14 @@ export const en = {
   'playground.transcription.file': 'Audio file',
   'playground.transcription.quote': '{seconds} s of audio — {price} ({usd})',
   'playground.transcription.result': 'Transcript',
+  // issue 31, slice operator: an account's ledger and refunds in the console
+  'console.ledger.title': 'Ledger',
+  'console.ledger.rows': 'Ledger rows of the account',
+  'console.ledger.empty': 'No transactions yet.',
+  'console.ledger.refund': 'Refund',
+  'console.ledger.refundConfirm': 'Refund the charge of {amount} ({reference})? The whole amount goes back to the account; a charge is refunded only once.',
+  'console.ledger.refunded': 'Refunded {amount}; the balance is now {balance}.',
+  'console.ledger.refundedBy': 'Refunded ({id})',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -392,4 +392,12 @@ export const ru: Record<MessageKey, string> = {
   'playground.transcription.file': 'Аудиофайл',
   'playground.transcription.quote': '{seconds}\u00a0с аудио — {price} ({usd})',
   'playground.transcription.result': 'Расшифровка',
+  // issue 31, slice operator: an account's ledger and refunds in the console
+  'console.ledger.title': 'Операции по счёту',
+  'console.ledger.rows': 'Строки операций аккаунта',
+  'console.ledger.empty': 'Операций пока нет.',
+  'console.ledger.refund': 'Вернуть',
+  'console.ledger.refundConfirm': 'Вернуть списание {amount} ({reference})? Вся сумма вернётся на счёт аккаунта; списание возвращается только один раз.',
+  'console.ledger.refunded': 'Возвращено {amount}; баланс теперь {balance}.',
+  'console.ledger.refundedBy': 'Возвращено ({id})',
 };
