@@ -9,6 +9,7 @@ import { KeyNotFoundError } from '../auth/api-keys.js';
 import { InvalidAdminScopeError } from '../cabinet/admin-scopes.js';
 import { AdminTokenNotFoundError, InvalidAdminTokenNameError } from '../cabinet/admin-tokens.js';
 import { SessionNotFoundError } from '../cabinet/sessions.js';
+import { InviteNotFoundError } from '../users/invites.js';
 import { KeyBudgetExceededError, KeyPolicyFormatError } from '../auth/key-policy.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
@@ -91,7 +92,7 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof KeyPolicyFormatError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
-  if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError || error instanceof InviteNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof InvalidAdminTokenNameError || error instanceof InvalidAdminScopeError) return new GatewayError('invalid_argument', error.message);
   return undefined;
 }

@@ -17,6 +17,7 @@ import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
+import { missingLoginSecrets } from '../users/login-secrets.js';
 import { ConfigError } from '../config/load.js';
 import { createApp } from './app.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
@@ -41,6 +42,9 @@ export async function startServer(
   // A metrics token named but unusable would leave /metrics without it: refuse to start instead.
   const metricsSettings = services.config.metrics;
   if (metricsSettings.tokenProblem !== undefined) throw new ConfigError('the environment', [metricsSettings.tokenProblem]);
+  // So would a login provider without its secret (src/users/login-secrets.ts).
+  const loginSecretProblems = missingLoginSecrets(services.config);
+  if (loginSecretProblems.length > 0) throw new ConfigError('the environment', loginSecretProblems);
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
   const metricsListen = metricsSettings.listen;

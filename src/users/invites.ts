@@ -59,6 +59,9 @@ export class InviteNotFoundError extends Error {
   }
 }
 
+/** At most this many codes in one `create` (one transaction). */
+export const maxInvitesAtOnce = 1000;
+
 export class Invites {
   constructor(
     private readonly db: Knex,

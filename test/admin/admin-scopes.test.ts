@@ -52,6 +52,16 @@ const expected: Record<string, RouteCase> = {
   'GET /admin/v1/system': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/system' }) },
   'GET /admin/v1/usage': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/usage?since=2026-01-01' }) },
   'GET /admin/v1/audit': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/audit' }) },
+  'GET /admin/v1/invites': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/invites?all=true' }) },
+  'POST /admin/v1/invites': { scope: 'accounts', status: 201, request: async () => ({ path: '/admin/v1/invites', body: { count: 1, expires: '7d' } }) },
+  'POST /admin/v1/invites/:id/revoke': {
+    scope: 'accounts',
+    status: 200,
+    request: async (fixture) => {
+      const [made] = await fixture.gateway.services.users.invites.create({ count: 1, expiresAt: null, actor: 'test' });
+      return { path: `/admin/v1/invites/${made!.invite.id}/revoke` };
+    },
+  },
 };
 
 const adminRoutes = routeTable.filter((route) => route.auth === 'admin');
