@@ -62,7 +62,7 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message, { param: 'name' });
   if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
   if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message, { param: 'amount_rub' });
-  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError || error instanceof InviteNotFoundError) return new GatewayError('not_found', error.message);
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 
@@ -92,7 +92,7 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof KeyPolicyFormatError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof InvalidAccountNameError || error instanceof InvalidScopeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof MoneyFormatError || error instanceof RangeError) return new GatewayError('invalid_amount', error.message);
-  if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError || error instanceof InviteNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof SessionNotFoundError || error instanceof AdminTokenNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof InvalidAdminTokenNameError || error instanceof InvalidAdminScopeError) return new GatewayError('invalid_argument', error.message);
   return undefined;
 }

@@ -58,7 +58,7 @@ const expected: Record<string, RouteCase> = {
     scope: 'accounts',
     status: 200,
     request: async (fixture) => {
-      const [made] = await fixture.gateway.services.users.invites.create({ count: 1, expiresAt: null, actor: 'test' });
+      const [made] = await fixture.gateway.services.users.invites.create({ count: 1, expiresAt: null, actor: testActor });
       return { path: `/admin/v1/invites/${made!.invite.id}/revoke` };
     },
   },
@@ -147,6 +147,8 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['account.enable', 3],
       ['balance.adjust', 3],
       ['balance.topup', 3],
+      ['invite.create', 3],
+      ['invite.revoke', 3],
       ['job.cancel', 3],
       ['key.create', 3],
       ['key.revoke', 1],
