@@ -8,6 +8,7 @@ import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
 import { useI18n } from '../i18n/index.js';
 import { hrefOf } from '../router.js';
 import { logIn, tokenOfFragment, type Session } from '../session.js';
+import { OutsideLogins } from './login-providers.js';
 
 export function LoginPage(props: { onLogin: (session: Session) => void }) {
   const { t } = useI18n();
@@ -31,6 +32,7 @@ export function LoginPage(props: { onLogin: (session: Session) => void }) {
         ) : (
           <ErrorMessage error={error} />
         ))}
+      {!token && <OutsideLogins />}
       {(!token || error !== undefined) && <HowToLogIn />}
     </>
   );
@@ -60,6 +62,7 @@ export function SignedOutPage() {
     <>
       <PageHeading title={t('login.signedOutTitle')} />
       <p>{t('login.signedOut')}</p>
+      <OutsideLogins />
       <HowToLogIn />
     </>
   );
