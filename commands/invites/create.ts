@@ -22,7 +22,7 @@ export default class InvitesCreate extends GatewayCommand {
     const { flags } = await this.parse(InvitesCreate);
     await this.runWithServices(flags, async ({ users, now }) => {
       const at = now();
-      const made = await users.invites.create({ count: flags.count, expiresAt: parseExpires(flags.expires, at), actor: cliActor() });
+      const made = await users.invites.create({ count: flags.count, expiresAt: parseExpires(flags.expires, at), actor: cliActor(), at });
       const rows = made.map((one) => presentCreatedInvite(one, at));
       const until = rows[0]!.expires_at === null ? 'never expire' : `work until ${rows[0]!.expires_at}`;
       return {

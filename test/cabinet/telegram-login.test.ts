@@ -34,7 +34,7 @@ async function callback(url: string, data: Record<string, string>) {
 
 testOnBackends('Telegram: signed data logs in (a new user, then the same one); a wrong hash, a stale and a future auth_date are refused', async (t, database) => {
   const { gateway, clock } = await setUp(t, database, 'open');
-  const options = await (await fetch(`${gateway.url}/cabinet/api/login-options`)).json();
+  const options = (await (await fetch(`${gateway.url}/cabinet/api/login-options`)).json()) as { telegram: unknown };
   t.deepEqual(options.telegram, { bot_username: 'gateway_test_bot', bot_id: '123456789' });
 
   const ann = { id: '4242', first_name: 'Ann', last_name: 'Lee', username: 'annlee', photo_url: 'https://t.me/i/userpic/320/ann.jpg' };

@@ -24,7 +24,7 @@ export const createInvites: Handler = async (ctx, { users, now }) => {
     if (!(error instanceof KeyPolicyFormatError)) throw error;
     throw invalid(['body', 'expires'], error.reason, body.expires);
   }
-  const made = await users.invites.create({ count: body.count ?? 1, expiresAt, actor: actorOf(ctx) });
+  const made = await users.invites.create({ count: body.count ?? 1, expiresAt, actor: actorOf(ctx), at });
   ctx.status = 201;
   ctx.body = wholeList(made.map((one) => presentCreatedInvite(one, at)));
 };
