@@ -7,7 +7,7 @@
 import type { ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { countRun, createTestDatabase, needing, redisUrl, testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { testClock, type TestClock } from '../helpers/clock.js';
 import { exampleConfigPath, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { RedirectBrowser, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
@@ -191,4 +191,37 @@ testOnBackends('serve refuses to start when an OIDC provider\'s client_secret_en
   const error = await t.throwsAsync(startGateway(t, database, { raw }));
   t.is(error.name, 'ConfigError');
   t.true(error.message.includes('cabinet.oidc "local" names client_secret_env TEST_OIDC_SECRET, which is not set in this process\'s environment'), error.message);
+});
+
+// Pending logins live in the cache: with Redis, a login started on one instance finishes on
+// another, and still only once.
+needing('redis')('OIDC with two instances sharing Redis: started on one, finished on the other, replay refused on either', async (t) => {
+  const database = await createTestDatabase('sqlite');
+  t.teardown(() => database.drop());
+  const provider = await startOidcProvider(t);
+  const options = { raw: configWith(provider, 'open'), env: { TEST_OIDC_SECRET: provider.clientSecret, GATEWAY_CACHE_URL: redisUrl! } };
+  const first = await startGateway(t, database, options);
+  const second = await startGateway(t, database, options);
+  provider.register(`${first.url}/cabinet/api/oidc/local/callback`);
+  provider.accounts.set('alice', { email: 'alice@example.com', email_verified: true });
+  provider.nextLogin = 'alice';
+  const browser = new RedirectBrowser();
+  let next = `${first.url}/cabinet/api/oidc/local/start`;
+  for (;;) {
+    const response = await browser.get(next);
+    next = new URL(response.headers.get('location')!, next).href;
+    if (next.startsWith(`${first.url}/cabinet/api/oidc/local/callback`)) break;
+  }
+  // The same browser reaching the other instance (a load balancer's choice): its cookie goes along.
+  const stateCookie = browser.cookie(first.url, 'gateway_oidc')!;
+  browser.setCookie(second.url, 'gateway_oidc', stateCookie);
+  const onSecond = next.replace(first.url, second.url);
+  const finished = await browser.get(onSecond);
+  t.is(finished.headers.get('location'), '/cabinet/');
+  t.truthy(browser.cookie(second.url, 'gateway_session'));
+  browser.setCookie(first.url, 'gateway_oidc', stateCookie);
+  t.is((await browser.get(next)).headers.get('location'), '/cabinet/login?login_error=login_expired');
+  browser.setCookie(second.url, 'gateway_oidc', stateCookie);
+  t.is((await browser.get(onSecond)).headers.get('location'), '/cabinet/login?login_error=login_expired');
+  countRun('redis');
 });
