@@ -18,9 +18,9 @@ interface Setup {
   readonly clock: TestClock;
 }
 
-function configWith(provider: { issuer: string; clientId: string }, signup: 'closed' | 'invite' | 'open') {
+function configWith(provider: { issuer: string; clientId: string }, signup: 'closed' | 'invite' | 'open', loginAttemptsPerMinute = 10) {
   const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
-  raw.cabinet = { ...raw.cabinet, signup, oidc: [{ name: 'local', label: 'Local ID', issuer: provider.issuer, client_id: provider.clientId, client_secret_env: 'TEST_OIDC_SECRET' }] };
+  raw.cabinet = { ...raw.cabinet, signup, login_attempts_per_minute: loginAttemptsPerMinute, oidc: [{ name: 'local', label: 'Local ID', issuer: provider.issuer, client_id: provider.clientId, client_secret_env: 'TEST_OIDC_SECRET' }] };
   return raw;
 }
 
@@ -153,6 +153,16 @@ testOnBackends('OIDC: with sign-up closed a stranger is refused (nothing made), 
   const unknown = await fetch(`${setup.gateway.url}/cabinet/api/oidc/nobody/start`, { redirect: 'manual' });
   t.is(unknown.status, 302);
   t.is(unknown.headers.get('location'), '/cabinet/login?login_error=provider_unknown');
+});
+
+testOnBackends('OIDC: starts are limited per client address (cabinet.login_attempts_per_minute)', async (t, database) => {
+  const provider = await startOidcProvider(t);
+  const gateway = await startGateway(t, database, { raw: configWith(provider, 'open', 2), env: { TEST_OIDC_SECRET: provider.clientSecret } });
+  provider.register(`${gateway.url}/cabinet/api/oidc/local/callback`);
+  const start = async () => (await fetch(`${gateway.url}/cabinet/api/oidc/local/start`, { redirect: 'manual' })).headers.get('location')!;
+  t.true((await start()).startsWith(`${provider.issuer}/`));
+  t.true((await start()).startsWith(`${provider.issuer}/`));
+  t.is(await start(), '/cabinet/login?login_error=rate_limited');
 });
 
 testOnBackends('OIDC in invite mode: sign-up without a code is refused; a code works once; expired and revoked codes are refused', async (t, database) => {

@@ -2,7 +2,8 @@
 // browser navigates to these (they are not the page's API calls), so every answer is a redirect:
 // to the provider, to the cabinet with a new session cookie, or to the login page with
 // `?login_error=<reason>`, which the page words (web/src/pages/login-providers.tsx).
-// - GET /cabinet/api/oidc/:name/start[?invite=gwi_…] → 302 to the provider (oidc-login.ts), with
+// - GET /cabinet/api/oidc/:name/start[?invite=gwi_…] → 302 to the provider (oidc-login.ts; limited
+//   per client address like link logins), with
 //   the state in the `gateway_oidc` cookie (HttpOnly, SameSite=Lax: it must come back on the
 //   provider's top-level redirect to the callback, which Strict would withhold; Path limited to
 //   these routes; 10 minutes).
@@ -11,6 +12,7 @@
 // - GET /cabinet/api/telegram/callback?id=…&auth_date=…&hash=…[&invite=gwi_…] → the signed data
 //   checked (telegram-login.ts), then as above.
 // Nothing secret reaches a log: the request log and traces keep the path, never the query.
+import { CacheUnavailableError } from '../../cache/redis-connection.js';
 import { cookieIsSecure, sessionCookie } from '../../cabinet/cookie.js';
 import type { ServerServices } from '../../services.js';
 import { OidcLoginError, pendingLoginTtlMs } from '../../users/oidc-login.js';
@@ -78,8 +80,24 @@ async function logIn(ctx: Context, services: ServerServices, identity: OutsideId
   ctx.set('location', '/cabinet/');
 }
 
+/**
+ * Each start keeps a pending login for 10 minutes: starts are limited per client address as
+ * link logins are (cabinet.login_attempts_per_minute, shared through Redis), so nobody fills the
+ * cache with them.
+ */
+async function admitStart(ctx: Context, services: ServerServices): Promise<boolean> {
+  try {
+    const decision = await services.rateLimiter.consume(`cabinet-oidc:${ctx.clientAddresses.of(ctx.req) ?? 'unknown'}`, services.cabinet.settings.loginAttemptsPerMinute);
+    return decision.allowed;
+  } catch (error) {
+    if (!(error instanceof CacheUnavailableError)) throw error;
+    return false;
+  }
+}
+
 export const oidcStart: Handler = async (ctx, services) => {
   const name = ctx.params.name!;
+  if (!(await admitStart(ctx, services))) return toLoginPage(ctx, 'rate_limited');
   let started;
   try {
     started = await services.oidcLogins.start(name, { redirectUri: `${origin(ctx, services)}${oidcCallbackPath(name)}`, inviteCode: inviteOf(ctx.query.invite) });

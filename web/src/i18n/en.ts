@@ -348,6 +348,7 @@ export const en = {
   'loginProviders.error.providerUnknown': 'This way of signing in is not available on this gateway.',
   'loginProviders.error.telegramInvalid': 'Telegram\'s answer could not be verified. Start again.',
   'loginProviders.error.telegramStale': 'Telegram\'s answer is too old. Start again.',
+  'loginProviders.error.rateLimited': 'Too many sign-in attempts from your address. Wait a minute and try again.',
   'loginProviders.error.failed': 'Signing in did not work. Try again in a moment.',
 } as const;
 

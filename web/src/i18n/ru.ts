@@ -354,5 +354,6 @@ export const ru: Record<MessageKey, string> = {
   'loginProviders.error.providerUnknown': 'Такой способ входа на этом шлюзе недоступен.',
   'loginProviders.error.telegramInvalid': 'Не удалось проверить ответ Telegram. Начните заново.',
   'loginProviders.error.telegramStale': 'Ответ Telegram устарел. Начните заново.',
+  'loginProviders.error.rateLimited': 'Слишком много попыток входа с вашего адреса. Подождите минуту и попробуйте снова.',
   'loginProviders.error.failed': 'Войти не удалось. Попробуйте ещё раз чуть позже.',
 };

@@ -24,6 +24,7 @@ const errorMessages: Record<string, MessageKey> = {
   provider_unknown: 'loginProviders.error.providerUnknown',
   telegram_invalid: 'loginProviders.error.telegramInvalid',
   telegram_stale: 'loginProviders.error.telegramStale',
+  rate_limited: 'loginProviders.error.rateLimited',
 };
 
 function storedInvite(): string {
