@@ -79,6 +79,48 @@ export const credit = z.strictObject({
   audit_id: z.number().int(),
 });
 
+export const refundBody = z.object({
+  transaction_id: z.string().regex(/^txn_\d{1,18}$/, 'a ledger transaction id such as txn_123').optional().describe("the charge's ledger row (txn_…, as the ledger lists it); give this or request_id"),
+  request_id: z.string().min(1).max(200).optional().describe("the charge's request id (x-request-id; for a job, the request that submitted it) or a job id (video_…, music_…); give this or transaction_id"),
+  reason: z.string().max(500).nullish().describe("why (the refund's description and the audit log)"),
+});
+export const refund = z.strictObject({
+  transaction_id: z.string().describe('the refund row written'),
+  account_id: z.string(),
+  kind: z.literal('refund'),
+  amount_rub: rubText.describe('the charge, given back whole'),
+  balance_rub: rubText,
+  request_id: z.string().nullable(),
+  job_id: z.string().nullable(),
+  charge_transaction_id: z.string().describe('the charge refunded'),
+  reason: z.string().nullable(),
+  audit_id: z.number().int(),
+});
+
+export const transactionsQuery = z.object({
+  limit: limit(200, 50),
+  cursor: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
+});
+export const transaction = z.strictObject({
+  id: z.string().describe('txn_…'),
+  object: z.literal('balance.transaction'),
+  created_at: z.number().int().describe('seconds since the epoch'),
+  kind: z.enum(['charge', 'refund', 'topup', 'bonus', 'referral', 'adjustment']),
+  amount_rub: rubText,
+  balance_after_rub: rubText,
+  model: z.string().nullable(),
+  description: z.string().nullable(),
+  request_id: z.string().nullable(),
+  refunded_by: z.string().nullable().describe("a charge given back: the refund's id (txn_…); null for a charge not refunded and for every other kind"),
+});
+export const transactionPage = z.strictObject({ object: z.literal('list'), data: z.array(transaction), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+export const loginLink = z.strictObject({
+  url: z.string().nullable().describe("the link to open: cabinet.public_url, else the address of a serve running on the answering instance's machine, + path; null when neither is known"),
+  path: z.string().describe('/cabinet/login#token=gwl_…: the token is in the fragment, which browsers never send'),
+  expires_at: isoTime.describe('it opens one session, once, until then (cabinet.link_ttl)'),
+});
+
 // ── keys ────────────────────────────────────────────────────────────────────────────────────
 
 const keyFields = {

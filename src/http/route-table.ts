@@ -25,6 +25,8 @@ import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoC
 import { listModels, retrieveModel } from './routes/models.js';
 import { adjustAccount, createAccount, disableAccount, enableAccount, listAccounts, showAccount, topupAccount } from './routes/admin-accounts.js';
 import { cancelJobRoute, listJobs } from './routes/admin-jobs.js';
+import { listTransactions, refundCharge } from './routes/admin-ledger.js';
+import { createLoginLink } from './routes/admin-login-link.js';
 import { createKey, listKeys, revokeKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
 import { createInvites, listInvites, revokeInvite } from './routes/admin-invites.js';
@@ -170,6 +172,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/admin/v1/accounts/:id/enable', auth: 'admin', scope: 'accounts', body: 'json', handler: enableAccount },
   { method: 'POST', path: '/admin/v1/accounts/:id/topup', auth: 'admin', scope: 'money', body: 'json', handler: topupAccount },
   { method: 'POST', path: '/admin/v1/accounts/:id/adjust', auth: 'admin', scope: 'money', body: 'json', handler: adjustAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id/transactions', auth: 'admin', scope: 'read', handler: listTransactions },
+  { method: 'POST', path: '/admin/v1/accounts/:id/refund', auth: 'admin', scope: 'money', body: 'json', handler: refundCharge },
+  // A login link is a credential: the `admin` scope, as secrets are.
+  { method: 'POST', path: '/admin/v1/accounts/:id/login-link', auth: 'admin', scope: 'admin', handler: createLoginLink },
   { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'read', handler: listKeys },
   { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },

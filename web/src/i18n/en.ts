@@ -333,6 +333,14 @@ export const en = {
   'console.audit.target': 'Target',
   'console.audit.details': 'Details',
   'console.audit.empty': 'No audit entries match.',
+  // issue 31, slice operator: an account's ledger and refunds in the console
+  'console.ledger.title': 'Ledger',
+  'console.ledger.rows': 'Ledger rows of the account',
+  'console.ledger.empty': 'No transactions yet.',
+  'console.ledger.refund': 'Refund',
+  'console.ledger.refundConfirm': 'Refund the charge of {amount} ({reference})? The whole amount goes back to the account; a charge is refunded only once.',
+  'console.ledger.refunded': 'Refunded {amount}; the balance is now {balance}.',
+  'console.ledger.refundedBy': 'Refunded ({id})',
   // oidc slice (issue 31): OpenID Connect and Telegram logins, invite codes (web/src/pages/login-providers.tsx)
   'loginProviders.title': 'Sign in with another account',
   'loginProviders.with': 'Sign in with {name}',

@@ -339,6 +339,14 @@ export const ru: Record<MessageKey, string> = {
   'console.audit.target': 'Объект',
   'console.audit.details': 'Подробности',
   'console.audit.empty': 'Нет подходящих записей.',
+  // issue 31, slice operator: an account's ledger and refunds in the console
+  'console.ledger.title': 'Операции по счёту',
+  'console.ledger.rows': 'Строки операций аккаунта',
+  'console.ledger.empty': 'Операций пока нет.',
+  'console.ledger.refund': 'Вернуть',
+  'console.ledger.refundConfirm': 'Вернуть списание {amount} ({reference})? Вся сумма вернётся на счёт аккаунта; списание возвращается только один раз.',
+  'console.ledger.refunded': 'Возвращено {amount}; баланс теперь {balance}.',
+  'console.ledger.refundedBy': 'Возвращено ({id})',
   // oidc slice (issue 31): OpenID Connect and Telegram logins, invite codes (web/src/pages/login-providers.tsx)
   'loginProviders.title': 'Войти через другой аккаунт',
   'loginProviders.with': 'Войти через {name}',
