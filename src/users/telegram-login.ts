@@ -8,8 +8,8 @@
 // dated in the future beyond a minute of clock difference.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The fields Telegram signs; anything else in the query (our `invite`) is not part of the data. */
-export const telegramFields = ['id', 'first_name', 'last_name', 'username', 'photo_url', 'auth_date', 'hash'] as const;
+/** What the gateway itself adds to Telegram's data in the callback's query: never part of the signed data. */
+export const gatewayFields = ['invite'] as const;
 
 /** How far in the future auth_date may be: the two clocks may differ a little. */
 export const telegramClockSkewMs = 60_000;
@@ -49,8 +49,9 @@ export function telegramHash(data: Readonly<Record<string, string>>, botToken: s
 
 /** Checks the signed data at `now` (ms); the user it names, or TelegramLoginError. */
 export function verifyTelegramLogin(received: Readonly<Record<string, string>>, options: { botToken: string; maxAgeMs: number; now: number }): TelegramUser {
+  // Every field Telegram sent is signed (fields it adds later too), so all but ours are checked.
   const data: Record<string, string> = {};
-  for (const field of telegramFields) if (received[field] !== undefined) data[field] = received[field];
+  for (const [field, value] of Object.entries(received)) if (!(gatewayFields as readonly string[]).includes(field)) data[field] = value;
   const hash = data.hash;
   if (!hash || !/^[0-9a-f]{64}$/.test(hash) || !data.id || !/^\d{1,20}$/.test(data.id) || !data.auth_date || !/^\d{1,12}$/.test(data.auth_date)) {
     throw new TelegramLoginError('telegram_invalid', 'the Telegram login data is incomplete');
