@@ -17,6 +17,7 @@ export const processSuites = [
   'test/cli/file-permissions.test.ts',
   'test/cli/files-migrate-store.test.ts',
   'test/cli/infrastructure-errors.test.ts',
+  'test/cli/invites-cli.test.ts',
   'test/cli/jobs-cli.test.ts',
   'test/cli/key-limits-cli.test.ts',
   'test/cli/manifest.test.ts',

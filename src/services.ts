@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import { Accounts } from './accounts/accounts.js';
 import { type Cabinet, openCabinet } from './cabinet/cabinet.js';
+import { OidcLogins } from './users/oidc-login.js';
 import { openUserServices, type UserServices } from './users/user-services.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { KeyLimits, MemoryKeyLimitStore } from './auth/key-limits.js';
@@ -90,6 +91,8 @@ export interface ServerServices extends Services {
   readonly settles: PendingSettles;
   /** Traces (observability.otlp): the no-op unless configured, so a request allocates nothing for them by default. */
   readonly tracer: Tracer;
+  /** OpenID Connect logins of cabinet.oidc; their pending logins live in the cache (shared through Redis). */
+  readonly oidcLogins: OidcLogins;
 }
 
 /** Settles kept for retry during a database outage at most (beyond: see pending-settles.ts). */
@@ -189,6 +192,7 @@ export async function openServerServices(
   const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
+  const oidcLogins = new OidcLogins(config.cabinet.oidc, await createKeyv(config.cache.url, 'oidc-login', { redisClient: redis?.client, maxEntries: 10_000 }), base.now);
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
   const upstreamObserver = new UpstreamObserver(metrics, base.logger, { secrets: [...upstreams.values()].map((upstream) => upstream.apiKey), models: base.catalog.models, now: base.now });
@@ -243,6 +247,7 @@ export async function openServerServices(
     }),
     settles,
     tracer,
+    oidcLogins,
     async close() {
       await settles.close(stopFlushDeadlineMs);
       await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs), tracer.close()]);

@@ -344,3 +344,30 @@ export const errorBody = z.strictObject({
   error: z.strictObject({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }),
   detail: z.array(z.looseObject({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })).optional().describe('422 only: each field at fault'),
 });
+
+// ── sign-up invite codes ────────────────────────────────────────────────────────────────────
+
+export const invitesQuery = z.object({
+  all: z.enum(['true', 'false']).optional().describe('true: used, revoked and expired codes too (default: only those that still work)'),
+});
+export const invite = z.strictObject({
+  id: z.string(),
+  last4: z.string().describe('the last four characters of the code (the code itself is never shown again)'),
+  status: z.enum(['active', 'used', 'revoked', 'expired']),
+  created_by: z.string(),
+  created_at: isoTime,
+  expires_at: nullableIso,
+  used_at: nullableIso,
+  used_by: z.string().nullable().describe('the user the code made'),
+  revoked_at: nullableIso,
+});
+export const inviteList = z.strictObject({ object: z.literal('list'), data: z.array(invite), has_more: z.literal(false) });
+export const createdInviteList = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(invite.extend({ code: z.string().describe('the code (gwi_…): shown this once, stored only as a hash') })),
+  has_more: z.literal(false),
+});
+export const createInvitesBody = z.object({
+  count: z.number().int().min(1).max(1000).optional().describe('how many codes (default 1)'),
+  expires: z.string().max(100).optional().describe('when the codes stop working: a duration from now (30d, 12h, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone, or never (default 30d)'),
+});

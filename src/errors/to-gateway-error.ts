@@ -9,6 +9,7 @@ import { KeyNotFoundError } from '../auth/api-keys.js';
 import { InvalidAdminScopeError } from '../cabinet/admin-scopes.js';
 import { AdminTokenNotFoundError, InvalidAdminTokenNameError } from '../cabinet/admin-tokens.js';
 import { SessionNotFoundError } from '../cabinet/sessions.js';
+import { InviteNotFoundError } from '../users/invites.js';
 import { KeyBudgetExceededError, KeyPolicyFormatError } from '../auth/key-policy.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
@@ -63,7 +64,7 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message, { param: 'amount_rub' });
   if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
   if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
-  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError || error instanceof InviteNotFoundError) return new GatewayError('not_found', error.message);
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 

@@ -29,12 +29,14 @@ import { listTransactions, refundCharge } from './routes/admin-ledger.js';
 import { createLoginLink } from './routes/admin-login-link.js';
 import { createKey, listKeys, revokeKey, updateKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
+import { createInvites, listInvites, revokeInvite } from './routes/admin-invites.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
 import { changeEmail, changePassword, confirmPasswordReset, passwordLogin, requestPasswordReset, signUp, verifyEmailLink } from './routes/cabinet-password.js';
+import { oidcCallback, oidcStart, telegramCallback } from './routes/cabinet-outside-login.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret, updateCabinetKey } from './routes/cabinet-keys.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
@@ -101,6 +103,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/password-reset/confirm', auth: 'none', scope: null, body: 'json', handler: confirmPasswordReset },
   { method: 'POST', path: '/cabinet/api/password', auth: 'session', scope: null, body: 'json', handler: changePassword },
   { method: 'POST', path: '/cabinet/api/email', auth: 'session', scope: null, body: 'json', handler: changeEmail },
+  // Logins proven by an OpenID Connect provider or Telegram: browser navigations answered by redirects (routes/cabinet-outside-login.ts).
+  { method: 'GET', path: '/cabinet/api/oidc/:name/start', auth: 'none', scope: null, handler: oidcStart },
+  { method: 'GET', path: '/cabinet/api/oidc/:name/callback', auth: 'none', scope: null, handler: oidcCallback },
+  { method: 'GET', path: '/cabinet/api/telegram/callback', auth: 'none', scope: null, handler: telegramCallback },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
@@ -210,6 +216,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/admin/v1/system', auth: 'admin', scope: 'read', handler: showSystem },
   { method: 'GET', path: '/admin/v1/usage', auth: 'admin', scope: 'read', handler: usageReportRoute },
   { method: 'GET', path: '/admin/v1/audit', auth: 'admin', scope: 'read', handler: listAudit },
+  { method: 'GET', path: '/admin/v1/invites', auth: 'admin', scope: 'read', handler: listInvites },
+  { method: 'POST', path: '/admin/v1/invites', auth: 'admin', scope: 'accounts', body: 'json', handler: createInvites },
+  { method: 'POST', path: '/admin/v1/invites/:id/revoke', auth: 'admin', scope: 'accounts', handler: revokeInvite },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

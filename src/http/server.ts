@@ -17,6 +17,7 @@ import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
+import { missingLoginSecrets } from '../users/login-secrets.js';
 import { ConfigError } from '../config/load.js';
 import { decoyPasswordHash } from '../users/password.js';
 import { createApp } from './app.js';
@@ -52,6 +53,9 @@ export async function startServer(
   if (email === undefined) services.logger.info('email is not configured: sign-up, password login and password reset by email are unavailable (docs/configuration.md, "Email")');
   // The decoy hash unknown emails are checked against, made now: else the first unknown address would take two hashes' time.
   else void decoyPasswordHash();
+  // So would a login provider without its secret (src/users/login-secrets.ts).
+  const loginSecretProblems = missingLoginSecrets(services.config);
+  if (loginSecretProblems.length > 0) throw new ConfigError('the environment', loginSecretProblems);
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
   const metricsListen = metricsSettings.listen;

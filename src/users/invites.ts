@@ -59,6 +59,9 @@ export class InviteNotFoundError extends Error {
   }
 }
 
+/** At most this many codes in one `create` (one transaction). */
+export const maxInvitesAtOnce = 1000;
+
 export class Invites {
   constructor(
     private readonly db: Knex,
@@ -66,8 +69,8 @@ export class Invites {
   ) {}
 
   /** `count` new codes, each valid until `expiresAt` (null: no end), audited. The codes exist in full only in what this returns. */
-  async create(options: { count: number; expiresAt: number | null; actor: string }): Promise<{ invite: Invite; code: string }[]> {
-    const now = this.now();
+  async create(options: { count: number; expiresAt: number | null; actor: string; /** The creation time (default now): the instant a relative expiry (30d) was computed from, so it is exact. */ at?: number }): Promise<{ invite: Invite; code: string }[]> {
+    const now = options.at ?? this.now();
     const made = Array.from({ length: options.count }, () => {
       const code = newSecret('gwi_');
       const row: InviteRow = { id: newId('inv'), code_hash: hashSecret(code), last4: code.slice(-4), created_by: options.actor, created_at: now, expires_at: options.expiresAt, used_at: null, used_by: null, revoked_at: null };

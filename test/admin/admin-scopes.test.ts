@@ -60,6 +60,16 @@ const expected: Record<string, RouteCase> = {
   'GET /admin/v1/system': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/system' }) },
   'GET /admin/v1/usage': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/usage?since=2026-01-01' }) },
   'GET /admin/v1/audit': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/audit' }) },
+  'GET /admin/v1/invites': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/invites?all=true' }) },
+  'POST /admin/v1/invites': { scope: 'accounts', status: 201, request: async () => ({ path: '/admin/v1/invites', body: { count: 1, expires: '7d' } }) },
+  'POST /admin/v1/invites/:id/revoke': {
+    scope: 'accounts',
+    status: 200,
+    request: async (fixture) => {
+      const [made] = await fixture.gateway.services.users.invites.create({ count: 1, expiresAt: null, actor: testActor });
+      return { path: `/admin/v1/invites/${made!.invite.id}/revoke` };
+    },
+  },
 };
 
 const adminRoutes = routeTable.filter((route) => route.auth === 'admin');
@@ -152,6 +162,8 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['balance.adjust', 3],
       ['balance.refund', 3],
       ['balance.topup', 3],
+      ['invite.create', 3],
+      ['invite.revoke', 3],
       ['job.cancel', 3],
       ['key.create', 3],
       ['key.revoke', 1],

@@ -21,7 +21,7 @@ export interface LoginOptions {
   /** Email and password (email is configured). */
   readonly password: boolean;
   readonly oidc: readonly { readonly name: string; readonly label: string }[];
-  readonly telegram: { readonly bot_username: string } | null;
+  readonly telegram: { readonly bot_username: string; readonly bot_id: string } | null;
 }
 
 export function loadLoginOptions(): Promise<LoginOptions> {

@@ -17,6 +17,7 @@ import { LoginLinkInvalidError } from '../../cabinet/login-links.js';
 import type { CabinetSession } from '../../cabinet/sessions.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ServerServices } from '../../services.js';
+import { telegramBotId } from '../../users/telegram-login.js';
 import { validate } from '../../validation/zod-details.js';
 import { assertCsrf, liveSession } from '../middleware/session-auth.js';
 import type { Context, Handler } from '../state.js';
@@ -51,7 +52,8 @@ export const loginOptions: Handler = (ctx, services) => {
     signup: settings.signup,
     password: emailReady,
     oidc: settings.oidc.map((provider) => ({ name: provider.name, label: provider.label })),
-    telegram: settings.telegramLogin === undefined ? null : { bot_username: settings.telegramLogin.botUsername },
+    // bot_id (the part of the bot's token before its colon) is public: oauth.telegram.org/auth takes it.
+    telegram: settings.telegramLogin === undefined ? null : { bot_username: settings.telegramLogin.botUsername, bot_id: telegramBotId(settings.telegramLogin.botToken ?? '') },
   };
 };
 

@@ -477,6 +477,23 @@ export const en = {
   'keyControls.changeTitle': 'Change key {name}',
   'keyControls.save': 'Save changes',
   'keyControls.cancel': 'Cancel',
+  // oidc slice (issue 31): OpenID Connect and Telegram logins, invite codes (web/src/pages/login-providers.tsx)
+  'loginProviders.title': 'Sign in with another account',
+  'loginProviders.with': 'Sign in with {name}',
+  'loginProviders.telegram': 'Sign in with Telegram',
+  'loginProviders.invite': 'Invite code',
+  'loginProviders.inviteHint': 'New accounts on this gateway need an invite code. If you already have an account, leave it empty.',
+  'loginProviders.error.signupClosed': 'There is no account for this login, and this gateway does not let new accounts sign up. Ask the gateway operator for access.',
+  'loginProviders.error.inviteRequired': 'There is no account for this login yet. To create one, enter your invite code and sign in again.',
+  'loginProviders.error.inviteInvalid': 'This invite code is invalid, expired or already used. Ask for a new one.',
+  'loginProviders.error.userDisabled': 'This user is disabled. Contact the gateway operator.',
+  'loginProviders.error.noAccount': 'This user no longer belongs to any account. Ask an account owner to invite you again.',
+  'loginProviders.error.expired': 'This sign-in took too long or was already finished. Start again.',
+  'loginProviders.error.providerUnknown': 'This way of signing in is not available on this gateway.',
+  'loginProviders.error.telegramInvalid': 'Telegram\'s answer could not be verified. Start again.',
+  'loginProviders.error.telegramStale': 'Telegram\'s answer is too old. Start again.',
+  'loginProviders.error.rateLimited': 'Too many sign-in attempts from your address. Wait a minute and try again.',
+  'loginProviders.error.failed': 'Signing in did not work. Try again in a moment.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -16,7 +16,7 @@ import { logInWithPassword } from '../password-account.js';
 import { hrefOf } from '../router.js';
 import { loadLoginOptions, logIn, tokenOfFragment, type LoginOptions, type Session } from '../session.js';
 import { AccountError } from './account-error.js';
-import { LoginProviders } from './login-providers.js';
+import { OutsideLogins } from './login-providers.js';
 
 export function LoginPage(props: { onLogin: (session: Session) => void }) {
   const { t } = useI18n();
@@ -55,7 +55,7 @@ export function LoginPage(props: { onLogin: (session: Session) => void }) {
       <ErrorMessage error={error} />
       {options === undefined && error === undefined && <Loading />}
       {options?.password && <PasswordLoginForm onLogin={props.onLogin} signup={options.signup} />}
-      {options && <LoginProviders options={options} />}
+      <OutsideLogins />
       <HowToLogIn />
     </>
   );
