@@ -31,8 +31,11 @@ import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
+import { switchAccount } from './routes/cabinet-account-switch.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
+import { joinAccount } from './routes/cabinet-join.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
+import { changeMemberRole, inviteMember, listMembers, removeMember } from './routes/cabinet-members.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
@@ -90,6 +93,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/logout', auth: 'none', scope: null, handler: logout },
   { method: 'GET', path: '/cabinet/api/session', auth: 'none', scope: null, handler: currentSession },
   { method: 'GET', path: '/cabinet/api/login-options', auth: 'none', scope: null, handler: loginOptions },
+  // Following an invitation and switching accounts: with a user's session or, for a join, none (cabinet-join.ts).
+  { method: 'POST', path: '/cabinet/api/join', auth: 'none', scope: null, body: 'json', handler: joinAccount },
+  { method: 'POST', path: '/cabinet/api/session/account', auth: 'none', scope: null, body: 'json', handler: switchAccount },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
@@ -149,6 +155,11 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
   { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
+  // The account's members (cabinet-members.ts): everyone sees them, owners change them.
+  { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
+  { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
+  { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },
+  { method: 'DELETE', path: '/cabinet/api/members/:userId', auth: 'session', scope: null, owner: true, handler: removeMember },
   // The playground: the /v1 handlers themselves.
   { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },

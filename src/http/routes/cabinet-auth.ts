@@ -15,6 +15,7 @@ import { CacheUnavailableError, reconnectCapMs } from '../../cache/redis-connect
 import { cookieIsSecure, clearedSessionCookie, sessionCookie } from '../../cabinet/cookie.js';
 import { LoginLinkInvalidError } from '../../cabinet/login-links.js';
 import type { CabinetSession } from '../../cabinet/sessions.js';
+import type { Membership } from '../../users/account-members.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ServerServices } from '../../services.js';
 import { validate } from '../../validation/zod-details.js';
@@ -25,18 +26,26 @@ const loginBody = z.strictObject({ token: z.string().min(1).max(200) });
 
 /**
  * What login and GET /cabinet/api/session answer. `user`: the session's user (null for an
- * operator's link or console session); `role`: owner or member of the account (null for the console).
+ * operator's link or console session); `role`: owner or member of the account (null for the
+ * console); `accounts`: every account the user is a member of, to switch between (POST
+ * /cabinet/api/session/account); empty for a session without a user.
  */
-export function presentSession(session: CabinetSession) {
+export function presentSession(session: CabinetSession, memberships: readonly Membership[] = []) {
   return {
     kind: session.kind,
     account: session.accountId === null ? null : { id: session.accountId, name: session.accountName },
     user: session.userId === null ? null : { id: session.userId },
     role: session.kind === 'admin' ? null : session.role,
+    accounts: memberships.map((membership) => ({ id: membership.accountId, name: membership.accountName, role: membership.role })),
     method: session.method,
     csrf_token: session.csrfToken,
     expires_at: new Date(session.expiresAt).toISOString(),
   };
+}
+
+/** presentSession with the user's accounts read from the database (GET /cabinet/api/session, a join, a switch). */
+export async function presentSessionWithAccounts(session: CabinetSession, services: ServerServices) {
+  return presentSession(session, session.userId === null ? [] : await services.users.members.ofUser(session.userId));
 }
 
 /**
@@ -56,7 +65,7 @@ export const loginOptions: Handler = (ctx, services) => {
 };
 
 /** Over TLS: to this process, or to a proxy of server.trusted_proxies that says so (X-Forwarded-Proto). */
-const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.clientAddresses.secure(ctx.req));
+export const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.clientAddresses.secure(ctx.req));
 
 async function admitLoginAttempt(ctx: Context, services: ServerServices): Promise<void> {
   const limit = services.cabinet.settings.loginAttemptsPerMinute;
@@ -107,7 +116,7 @@ export const logout: Handler = async (ctx, services) => {
 export const currentSession: Handler = async (ctx, services) => {
   const session = await liveSession(ctx, services);
   ctx.set('cache-control', 'no-store');
-  ctx.body = presentSession(session);
+  ctx.body = await presentSessionWithAccounts(session, services);
 };
 
 export const rootRedirect: Handler = (ctx) => {
