@@ -29,6 +29,7 @@ import { createKey, listKeys, revokeKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
+import { disableUser, enableUser, listUsers, showUser } from './routes/admin-users.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
 import { switchAccount } from './routes/cabinet-account-switch.js';
@@ -178,6 +179,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'read', handler: listKeys },
   { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },
+  { method: 'GET', path: '/admin/v1/users', auth: 'admin', scope: 'accounts', handler: listUsers },
+  { method: 'GET', path: '/admin/v1/users/:id', auth: 'admin', scope: 'accounts', handler: showUser },
+  { method: 'POST', path: '/admin/v1/users/:id/disable', auth: 'admin', scope: 'accounts', handler: disableUser },
+  { method: 'POST', path: '/admin/v1/users/:id/enable', auth: 'admin', scope: 'accounts', handler: enableUser },
   { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: 'read', handler: listRequestLog },
   { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: 'read', handler: listJobs },
   { method: 'POST', path: '/admin/v1/jobs/:id/cancel', auth: 'admin', scope: 'money', handler: cancelJobRoute },
