@@ -72,7 +72,11 @@ export const user = z.strictObject({
   last_login_at: nullableIso,
   disabled_at: nullableIso,
 });
-export const userList = z.strictObject({ object: z.literal('list'), data: z.array(user), has_more: z.literal(false) });
+export const userList = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(user.extend({ role: z.enum(['owner', 'member']).optional().describe("with ?account=: the user's role in that account") })),
+  has_more: z.literal(false),
+});
 export const usersQuery = z.object({ account: z.string().max(200).optional().describe("an account id or name: only that account's members") });
 export const userDetail = user.extend({
   memberships: z.array(z.strictObject({ account_id: z.string(), account_name: z.string(), role: z.enum(['owner', 'member']), joined_at: isoTime })).describe('the accounts the user acts for, oldest first'),

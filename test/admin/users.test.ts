@@ -32,7 +32,12 @@ testOnBackends('GET /admin/v1/users lists users (of one account with ?account=),
     ],
   });
   const ofOther = expectAnswer(t, await admin(gateway.url, { token }, 'GET', '/admin/v1/users?account=other'), 200, 'GET', '/admin/v1/users');
-  t.deepEqual(ofOther.data.map((user: any) => user.id), [helper.id]);
+  t.deepEqual(ofOther.data.map((user: any) => [user.id, user.role]), [[helper.id, 'owner']]);
+  const ofShop = expectAnswer(t, await admin(gateway.url, { token }, 'GET', '/admin/v1/users?account=shop'), 200, 'GET', '/admin/v1/users');
+  t.deepEqual(ofShop.data.map((user: any) => [user.id, user.role]), [
+    [owner.id, 'owner'],
+    [helper.id, 'member'],
+  ]);
   expectRefusal(t, await admin(gateway.url, { token }, 'GET', '/admin/v1/users?account=nobody'), 404, 'not_found');
 
   const shown = expectAnswer(t, await admin(gateway.url, { token }, 'GET', `/admin/v1/users/${helper.id}`), 200, 'GET', '/admin/v1/users/:id');

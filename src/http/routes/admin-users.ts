@@ -11,8 +11,14 @@ import { actorOf } from './admin-actor.js';
 
 export const listUsers: Handler = async (ctx, { accounts, users }) => {
   const query = validate(schemas.usersQuery, ctx.query, 'query');
-  const accountId = query.account === undefined ? undefined : (await accounts.find(query.account)).id;
-  ctx.body = wholeList((await users.users.list({ accountId })).map(presentUser));
+  if (query.account === undefined) {
+    ctx.body = wholeList((await users.users.list()).map(presentUser));
+    return;
+  }
+  // One account's members: each with their role in it.
+  const accountId = (await accounts.find(query.account)).id;
+  const roles = new Map((await users.members.ofAccount(accountId)).map((membership) => [membership.userId, membership.role]));
+  ctx.body = wholeList((await users.users.list({ accountId })).map((user) => ({ ...presentUser(user), role: roles.get(user.id) })));
 };
 
 export const showUser: Handler = async (ctx, { users }) => {

@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/index.js';
 import { AccountKeys } from './account-keys.js';
 import { MoneyForm } from './account-money.js';
 import type { AdminAccount } from './accounts.js';
+import { UsersTable } from './users.js';
 
 export function AccountPage(props: { params: Record<string, string> }) {
   const { t, language } = useI18n();
@@ -47,6 +48,7 @@ export function AccountPage(props: { params: Record<string, string> }) {
           <MoneyForm accountId={data.id} operation="topup" onDone={account.reload} />
           <MoneyForm accountId={data.id} operation="adjust" onDone={account.reload} />
           <AccountKeys accountId={data.id} />
+          <UsersTable accountId={data.id} headingId="account-members-heading" heading={t('console.users.members')} />
         </>
       )}
     </>

@@ -9,6 +9,7 @@ import { CopyButton, ErrorMessage, Loading, PageHeading } from '../components/co
 import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { useI18n } from '../i18n/index.js';
+import { isOwner, useSession } from '../session-context.js';
 
 export function KeysPage() {
   const { t } = useI18n();
@@ -38,6 +39,8 @@ export function KeysPage() {
 
 function WebhookSecret() {
   const { t } = useI18n();
+  // Rotating the secret changes the account's details: owners only (the server says 403 owner_required to a member).
+  const owner = isOwner(useSession().session);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const run = async (request: () => Promise<{ webhook_secret: string }>) => {
@@ -64,9 +67,11 @@ function WebhookSecret() {
             {t('keys.webhookShow')}
           </button>
         )}
-        <ConfirmButton plain question={t('keys.webhookRotateConfirm')} onConfirmed={() => run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }))}>
-          {t('keys.webhookRotate')}
-        </ConfirmButton>
+        {owner && (
+          <ConfirmButton plain question={t('keys.webhookRotateConfirm')} onConfirmed={() => run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }))}>
+            {t('keys.webhookRotate')}
+          </ConfirmButton>
+        )}
       </div>
     </section>
   );
