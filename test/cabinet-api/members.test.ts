@@ -3,12 +3,16 @@
 // logged-in user joins as themselves; roles change, members are removed (their sessions on the
 // account end), an account keeps one owner; a member gets 403 owner_required on every route the
 // route table marks `owner`, and nothing changes; every change is audited with its user.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { parse } from 'yaml';
 import { readAudit } from '../../src/audit/audit-log.js';
 import { routeTable } from '../../src/http/route-table.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { loginAs } from '../helpers/cabinet.js';
 import { testClock } from '../helpers/clock.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { exampleConfigPath, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { newMember, userLogin } from '../helpers/users.js';
 
 interface Browser {
@@ -213,4 +217,75 @@ testOnBackends("a member gets 403 owner_required on every owner-only route, and 
   t.is(key.status, 201);
   const keyAudit = await readAudit(gateway.services.db, { accountId, action: 'key.create', limit: 5 });
   t.deepEqual(keyAudit.map((row) => [row.actor, row.target]), [[`user:${member.id}`, key.body.id]]);
+});
+
+/** The text/plain part of a raw message, decoded (base64 or quoted-printable, as nodemailer chose). */
+function plainTextOf(raw: string): string {
+  const part = /Content-Type: text\/plain[^\r\n]*\r?\nContent-Transfer-Encoding: ([\w-]+)\r?\n\r?\n([\s\S]*?)(?:\r?\n--|$)/i.exec(raw);
+  if (!part) throw new Error(`no text/plain part in ${raw}`);
+  const [, encoding, body] = part;
+  if (encoding!.toLowerCase() === 'base64') return Buffer.from(body!.replace(/\s/g, ''), 'base64').toString('utf8');
+  const bytes = body!.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+/** The Subject header, its encoded words (RFC 2047, B or Q) decoded. */
+function subjectOf(raw: string): string {
+  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)![1]!.replace(/\r?\n[ \t]/g, ' ');
+  return header.replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, kind: string, data: string) =>
+    kind.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+  );
+}
+
+/** A local SMTP server (smtp-server) that keeps every message it receives, raw. */
+async function smtpInbox(t: { teardown(fn: () => unknown): void }): Promise<{ url: string; messages: { to: string[]; raw: string }[] }> {
+  const messages: { to: string[]; raw: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+      stream.on('end', () => {
+        messages.push({ to: session.envelope.rcptTo.map((recipient) => recipient.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, messages };
+}
+
+testOnBackends('with `email`, the invitation is emailed in the page\'s language and the answer carries no link; the stranger who follows it has a verified address', async (t, database) => {
+  const inbox = await smtpInbox(t);
+  const raw = parse(readFileSync(exampleConfigPath, 'utf8')) as Record<string, any>;
+  const gateway = await startGateway(t, database, {
+    raw: { ...raw, email: { smtp_url_env: 'GATEWAY_TEST_SMTP_URL', from: 'Gateway <gateway@example.test>' }, cabinet: { ...raw.cabinet, public_url: 'https://gateway.example.test' } },
+    env: { GATEWAY_TEST_SMTP_URL: inbox.url },
+  });
+  const { accountId } = await gateway.newClient();
+  const account = await gateway.services.accounts.find(accountId);
+  const owner = await newMember(gateway.services, { accountId, role: 'owner' });
+  const ownerBrowser = await userLogin(gateway.services, { accountId, userId: owner.id });
+
+  const invited = await call(gateway, ownerBrowser, 'POST', '/cabinet/api/members/invite', { email: 'Colleague@Example.test', role: 'owner', locale: 'ru' });
+  t.is(invited.status, 201);
+  t.like(invited.body, { email: 'colleague@example.test', role: 'owner', emailed: true, link: null });
+  t.is(inbox.messages.length, 1);
+  const message = inbox.messages[0]!;
+  t.deepEqual(message.to, ['colleague@example.test']);
+  const text = plainTextOf(message.raw);
+  const link = /https:\/\/gateway\.example\.test\/cabinet\/join#token=(gwe_[\w-]+)/.exec(text);
+  t.truthy(link, `the link to the public address is in the email: ${text}`);
+  t.true(text.startsWith(`Вас пригласили в аккаунт «${account.name}» на этом AI-шлюзе. Роль: владелец.`), text);
+  t.is(subjectOf(message.raw), `Приглашение в аккаунт «${account.name}»`);
+  t.false((await readAudit(gateway.services.db, { limit: 20 })).some((row) => JSON.stringify(row).includes(link![1]!)), 'the token is in no audit row');
+
+  const joined = await call(gateway, undefined, 'POST', '/cabinet/api/join', { token: link![1], password: 'a long password' });
+  t.is(joined.status, 200);
+  t.like(joined.body, { account: { id: accountId, name: account.name }, role: 'owner', new_user: true });
+  const user = await gateway.services.users.users.find(joined.body.session.user.id);
+  t.is(typeof user.emailVerifiedAt, 'number', 'the link went to the address');
 });
