@@ -4,8 +4,9 @@
 // and lands in the account as a member. The member can neither top up nor manage members: the
 // API answers 403 (owner_required; the admin API's top-up refuses an account session) and the
 // pages offer neither (no invite form, no role or remove buttons, no webhook rotation). The
-// owner sees the new member. axe finds no serious violation on the Members and Join pages at
-// desktop width and at 390 px; no page logs a console error.
+// owner sees the new member. The operator disables the member on the console's Users page and
+// the member's session ends. axe finds no serious violation on the Members, Join and Users pages
+// at desktop width and at 390 px; no page logs a console error.
 import type { Page } from 'playwright-core';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';
 
@@ -108,4 +109,20 @@ testInBrowser('an owner invites a member from the Members page; the member joins
     member.errors.map((error) => `${new URL(error.split(': console.error')[0]!).pathname}: ${error.slice(error.indexOf('console.error'))}`),
     [`/cabinet/join: ${failedLoad('401 (Unauthorized)')}`, ...Array.from({ length: 4 }, () => `/cabinet/: ${failedLoad('403 (Forbidden)')}`)],
   );
+
+  // The operator's console: the Users page disables the member (confirmed), whose session ends at once.
+  const operator = await openPage(browser);
+  await operator.page.goto(await gateway.link({ admin: true }));
+  await operator.page.getByRole('heading', { level: 1, name: 'Operator console' }).waitFor();
+  await visit(operator.page, 'Users');
+  const userRow = operator.page.locator('tr', { hasText: 'new.member@example.test' });
+  await userRow.getByRole('cell', { name: 'Enabled', exact: true }).waitFor();
+  t.deepEqual(await seriousViolations(operator.page), [], 'axe on the console\'s Users page');
+  operator.page.once('dialog', (dialog) => void dialog.accept());
+  await userRow.getByRole('button', { name: /^Disable/ }).click();
+  await userRow.getByRole('cell', { name: 'Disabled', exact: true }).waitFor();
+  await operator.page.setViewportSize({ width: 390, height: 844 });
+  t.deepEqual(await seriousViolations(operator.page), [], 'axe on the console\'s Users page at 390 px');
+  t.deepEqual(await fromPage(member.page, 'GET', '/cabinet/api/overview'), { status: 401, code: 'session_required' });
+  t.deepEqual(operator.errors, [], 'no console error in the console');
 });
