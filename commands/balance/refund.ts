@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
 import { Corrections } from '../../src/billing/corrections.js';
-import { formatRub } from '../../src/billing/money.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
+import { presentRefund } from '../../src/cli/present.js';
 
 export default class BalanceRefund extends GatewayCommand {
   static override description =
@@ -20,18 +20,7 @@ export default class BalanceRefund extends GatewayCommand {
     const { flags } = await this.parse(BalanceRefund);
     await this.runWithServices(flags, async ({ db, ledger, now }) => {
       const result = await new Corrections(db, ledger, now).refund({ reference: flags['request-id'], reason: flags.reason ?? null, actor: cliActor() });
-      const json = {
-        transaction_id: `txn_${result.transactionId}`,
-        account_id: result.accountId,
-        kind: 'refund',
-        amount_rub: formatRub(result.amountUnits),
-        balance_rub: formatRub(result.balanceUnits),
-        request_id: result.requestId,
-        job_id: result.jobId,
-        charge_transaction_id: `txn_${result.chargeTransactionId}`,
-        reason: flags.reason ?? null,
-        audit_id: result.auditId,
-      };
+      const json = presentRefund(result, flags.reason ?? null);
       return { json, text: `refunded ${json.amount_rub} RUB of ${result.jobId ?? result.requestId} to ${result.accountId}: balance is now ${json.balance_rub} RUB (${json.transaction_id})` };
     });
   }

@@ -104,6 +104,48 @@ export const credit = z.strictObject({
   audit_id: z.number().int(),
 });
 
+export const refundBody = z.object({
+  transaction_id: z.string().regex(/^txn_\d{1,18}$/, 'a ledger transaction id such as txn_123').optional().describe("the charge's ledger row (txn_…, as the ledger lists it); give this or request_id"),
+  request_id: z.string().min(1).max(200).optional().describe("the charge's request id (x-request-id; for a job, the request that submitted it) or a job id (video_…, music_…); give this or transaction_id"),
+  reason: z.string().max(500).nullish().describe("why (the refund's description and the audit log)"),
+});
+export const refund = z.strictObject({
+  transaction_id: z.string().describe('the refund row written'),
+  account_id: z.string(),
+  kind: z.literal('refund'),
+  amount_rub: rubText.describe('the charge, given back whole'),
+  balance_rub: rubText,
+  request_id: z.string().nullable(),
+  job_id: z.string().nullable(),
+  charge_transaction_id: z.string().describe('the charge refunded'),
+  reason: z.string().nullable(),
+  audit_id: z.number().int(),
+});
+
+export const transactionsQuery = z.object({
+  limit: limit(200, 50),
+  cursor: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
+});
+export const transaction = z.strictObject({
+  id: z.string().describe('txn_…'),
+  object: z.literal('balance.transaction'),
+  created_at: z.number().int().describe('seconds since the epoch'),
+  kind: z.enum(['charge', 'refund', 'topup', 'bonus', 'referral', 'adjustment']),
+  amount_rub: rubText,
+  balance_after_rub: rubText,
+  model: z.string().nullable(),
+  description: z.string().nullable(),
+  request_id: z.string().nullable(),
+  refunded_by: z.string().nullable().describe("a charge given back: the refund's id (txn_…); null for a charge not refunded and for every other kind"),
+});
+export const transactionPage = z.strictObject({ object: z.literal('list'), data: z.array(transaction), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+export const loginLink = z.strictObject({
+  url: z.string().nullable().describe("the link to open: cabinet.public_url, else the address of a serve running on the answering instance's machine, + path; null when neither is known"),
+  path: z.string().describe('/cabinet/login#token=gwl_…: the token is in the fragment, which browsers never send'),
+  expires_at: isoTime.describe('it opens one session, once, until then (cabinet.link_ttl)'),
+});
+
 // ── keys ────────────────────────────────────────────────────────────────────────────────────
 
 const keyFields = {
@@ -144,6 +186,21 @@ export const createKeyBody = z.object({
   budget_rub: z.string().max(40).nullish().describe('spending budget per budget_period (charged + held); null: none'),
   budget_period: z.enum(budgetPeriods).optional().describe('default month'),
 });
+
+export const updateKeyBody = z.object({
+  name: z.string().max(200).nullish().describe('a label; null: none'),
+  scopes: z.array(z.enum(allScopes)).min(1).optional(),
+  rpm: z.number().int().min(1).max(1_000_000).nullish().describe('requests per minute; null: rate_limit.requests_per_minute'),
+  tpm: z.number().int().min(0).max(maxTokensPerMinute).nullish().describe('tokens per minute (input + output, counted at settle); null or 0: no limit'),
+  max_in_flight: z.number().int().min(0).max(maxRequestsInFlight).nullish().describe('requests of the key in flight at once at most; null or 0: no limit'),
+  expires: z.string().max(100).nullish().describe('a duration from now (30d, 12h, 90m, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone; never or null: no expiry'),
+  models: z.array(z.string().max(200)).min(1).max(100).nullish().describe('model ids or glob patterns the key may use; null: any'),
+  allowed_ips: z.array(z.string().max(64)).min(1).max(100).nullish().describe('IPv4/IPv6 addresses or CIDR blocks; null: any'),
+  budget_rub: z.string().max(40).nullish().describe('spending budget per budget_period (charged + held); null: none. A new amount keeps the key\'s period unless budget_period is given'),
+  budget_period: z.enum(budgetPeriods).optional(),
+});
+const keyControlNames = ['scopes', 'expires_at', 'models', 'allowed_ips', 'budget_rub', 'budget_period', 'rpm', 'tpm', 'max_in_flight', 'name'] as const;
+export const updatedKey = apiKey.extend({ changed: z.array(z.enum(keyControlNames)).describe('the controls this change altered (empty: none)') });
 
 // ── request log ─────────────────────────────────────────────────────────────────────────────
 

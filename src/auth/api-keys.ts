@@ -4,8 +4,9 @@
 // holds on the very next request:
 // - most routes look the key up on every request;
 // - the chat routes (most traffic) may take it from this process's cache of keys seen live:
-//   a key changes after creation only by its revocation or a `keys update` (expiry, models,
-//   addresses, budget, rpm, tpm, in-flight: each bumps api_keys.revision), and their hold re-checks both in
+//   a key changes after creation only by its revocation or an update (`keys update`, PATCH
+//   /admin/v1/keys/:id, PATCH /cabinet/api/keys/:id: scopes, expiry, models, addresses, budget,
+//   rpm, tpm, in-flight, name: each bumps api_keys.revision), and their hold re-checks both in
 //   the hold's own statement (Ledger.hold with keyId and keyRevision), so the cache saves a
 //   database round trip per request without serving a revoked key past the hold. A revoked key
 //   found either way leaves the cache; a changed one is read again (refresh) and the request
@@ -55,8 +56,10 @@ export interface ApiKey {
 
 export type KeyPurpose = 'api' | 'cabinet';
 
-/** What `keys create` and `keys update` may set (undefined: unchanged / none). */
+/** What `keys create` and `keys update` (and the admin API's and the cabinet's PATCH) may set (undefined: unchanged / none). */
 export interface KeyControls {
+  /** In the canonical order (allScopes), each once. */
+  readonly scopes?: readonly Scope[];
   readonly expiresAt?: number | null;
   readonly models?: readonly string[] | null;
   readonly allowedIps?: readonly string[] | null;
@@ -129,6 +132,7 @@ export function keyFromRow(row: KeyRow): ApiKey {
 /** The columns of what `keys create`/`keys update` set. */
 function controlColumns(controls: KeyControls): Partial<KeyRow> {
   const columns: Partial<KeyRow> = {};
+  if (controls.scopes !== undefined) columns.scopes = controls.scopes.join(',');
   if (controls.expiresAt !== undefined) columns.expires_at = controls.expiresAt;
   if (controls.models !== undefined) columns.models = controls.models === null ? null : controls.models.join(',');
   if (controls.allowedIps !== undefined) columns.allowed_ips = controls.allowedIps === null ? null : controls.allowedIps.join(',');
@@ -166,6 +170,7 @@ export async function keyRefusal(db: Knex, keyId: string, revision?: number): Pr
 /** The key's controls as the CLI shows them (and the audit trail records their changes). */
 export function presentControls(apiKey: ApiKey) {
   return {
+    scopes: apiKey.scopes,
     expires_at: apiKey.expiresAt === null ? null : new Date(apiKey.expiresAt).toISOString(),
     models: apiKey.models,
     allowed_ips: apiKey.allowedIps,
@@ -237,7 +242,7 @@ export class ApiKeys {
     else {
       await this.db.transaction(async (trx) => {
         await trx('api_keys').insert(row);
-        const details = { prefix: apiKey.prefix, last4: apiKey.last4, scopes: apiKey.scopes, ...presentControls(apiKey) };
+        const details = { prefix: apiKey.prefix, last4: apiKey.last4, ...presentControls(apiKey) };
         await writeAudit(trx, { actor: audit.actor, action: 'key.create', target: apiKey.id, accountId: apiKey.accountId, details }, apiKey.createdAt);
       });
     }
@@ -245,7 +250,7 @@ export class ApiKeys {
   }
 
   /**
-   * Changes a key's controls (expiry, models, addresses, budget, rpm, tpm, in-flight, name) without touching its
+   * Changes a key's controls (scopes, expiry, models, addresses, budget, rpm, tpm, in-flight, name) without touching its
    * secret, and writes the audit row in the same transaction. The revision goes up by one: a
    * process holding the key in its cache sees the change at the key's next hold (the hold
    * statement re-checks the revision) and reads the key again.

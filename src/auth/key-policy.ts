@@ -174,7 +174,7 @@ function allowlistOf(entries: readonly string[]): BlockList {
  */
 export function assertKeyUsable(apiKey: ApiKey, now: number, address: string | undefined): void {
   if (apiKey.expiresAt !== null && now >= apiKey.expiresAt) {
-    throw new GatewayError('api_key_expired', `This API key expired at ${new Date(apiKey.expiresAt).toISOString()}. Ask the gateway operator for a new key or a later expiry (gateway keys update --expires).`);
+    throw new GatewayError('api_key_expired', `This API key expired at ${new Date(apiKey.expiresAt).toISOString()}. Give it a later expiry on the API keys page of the cabinet, or use another key.`);
   }
   if (apiKey.allowedIps !== null) {
     const client = address ?? '';

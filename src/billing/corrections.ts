@@ -32,8 +32,11 @@ export class AdjustmentRefusedError extends Error {
 }
 
 export class ChargeNotFoundError extends Error {
-  constructor(readonly reference: string) {
-    super(`no charge for request or job "${reference}"`);
+  constructor(
+    readonly reference: string,
+    message = `no charge for request or job "${reference}"`,
+  ) {
+    super(message);
     this.name = 'ChargeNotFoundError';
   }
 }
@@ -53,6 +56,17 @@ export class AmbiguousChargeError extends Error {
     super(`request "${reference}" has ${charges} charges; refund each by its job id`);
     this.name = 'AmbiguousChargeError';
   }
+}
+
+/**
+ * Which charge a refund gives back: by the request or job id (`reference`, as `balance refund
+ * --request-id` takes it), or by the charge's ledger row (`transactionId`, txn_…).
+ */
+export type ChargeReference = { readonly reference: string } | { readonly transactionId: string };
+
+/** `txn_123` → `123`; undefined for anything else. */
+export function transactionNumber(transactionId: string): string | undefined {
+  return /^txn_(\d{1,18})$/.exec(transactionId)?.[1];
 }
 
 export interface CorrectionResult {
@@ -128,11 +142,14 @@ export class Corrections {
 
   /**
    * Refunds the charge of a request (its request id: chat, media, or the request that submitted a
-   * job) or of a job (its id, `video_…`/`music_…`), once. ChargeNotFoundError when there is no
-   * charge, AlreadyRefundedError the second time.
+   * job), of a job (its id, `video_…`/`music_…`) or the charge of one ledger row (txn_…), once.
+   * With `accountId`, only a charge of that account (another's is not found, as everywhere).
+   * ChargeNotFoundError when there is no such charge, AlreadyRefundedError the second time.
    */
-  async refund(input: { reference: string; reason: string | null; actor: string }): Promise<RefundResult> {
-    const charge = await this.findCharge(input.reference);
+  async refund(input: ChargeReference & { accountId?: string; reason: string | null; actor: string }): Promise<RefundResult> {
+    const named = 'transactionId' in input ? input.transactionId : input.reference;
+    const charge = 'transactionId' in input ? await this.findChargeRow(input.transactionId) : await this.findCharge(input.reference);
+    if (input.accountId !== undefined && charge.account_id !== input.accountId) throw new ChargeNotFoundError(named, `no charge "${named}" in account ${input.accountId}`);
     const amountUnits = -unitsFromSql(charge.amount_units);
     try {
       return await this.db.transaction(async (trx) => {
@@ -177,7 +194,7 @@ export class Corrections {
         };
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AlreadyRefundedError(input.reference);
+      if (isUniqueViolation(error)) throw new AlreadyRefundedError(named);
       throw error;
     }
   }
@@ -197,6 +214,18 @@ export class Corrections {
     if (charge.hold_id === null) throw new ChargeNotFoundError(reference); // every charge settles a hold; a row without one is not a charge to refund
     const jobId = job?.id ?? ((await this.db('jobs').select('id').where({ hold_id: charge.hold_id }).first()) as { id: string } | undefined)?.id ?? null;
     return { ...charge, hold_id: charge.hold_id, jobId };
+  }
+
+  /** The charge of one ledger row (txn_…); a row of another kind is no charge to refund. */
+  private async findChargeRow(transactionId: string): Promise<ChargeRow & { jobId: string | null }> {
+    const id = transactionNumber(transactionId);
+    if (id === undefined) throw new ChargeNotFoundError(transactionId, `no ledger transaction "${transactionId}" (ids look like txn_123)`);
+    const row: (ChargeRow & { kind: string }) | undefined = await this.db('ledger_transactions').select('id', 'kind', 'account_id', 'amount_units', 'hold_id', 'model', 'request_id').where({ id }).first();
+    if (!row) throw new ChargeNotFoundError(transactionId, `no ledger transaction "${transactionId}"`);
+    if (row.kind !== 'charge' || row.hold_id === null) throw new ChargeNotFoundError(transactionId, `ledger transaction "${transactionId}" is a ${row.kind}, not a charge: only charges are refunded`);
+    const job = (await this.db('jobs').select('id').where({ hold_id: row.hold_id }).first()) as { id: string } | undefined;
+    const { kind: _kind, ...charge } = row;
+    return { ...charge, hold_id: row.hold_id, jobId: job?.id ?? null };
   }
 
   private async countCharges(requestId: string): Promise<number> {

@@ -6,10 +6,11 @@
 // - read: every GET that reveals no secret (lists, the request log, jobs, status, usage, audit)
 // - accounts: create, disable and enable accounts
 // - keys: create and revoke API keys (a new key's secret is in the answer that made it)
-// - money: top up and adjust balances, and cancel jobs (a cancel releases the hold and charges
-//   nothing, even when the upstream still finishes: a decision about money)
-// - admin: reading secrets (an account's webhook signing secret), and whatever of token, login
-//   link, session or system management the admin API comes to serve (today the CLI's alone)
+// - money: top up and adjust balances, refund charges, and cancel jobs (a cancel releases the
+//   hold and charges nothing, even when the upstream still finishes: a decision about money)
+// - admin: reading secrets (an account's webhook signing secret), minting an account's login
+//   link (a credential: whoever opens it is logged in), and whatever of token, session or
+//   system management the admin API comes to serve (today the CLI's alone)
 export const allAdminScopes = ['read', 'accounts', 'keys', 'money', 'admin'] as const;
 export type AdminScope = (typeof allAdminScopes)[number];
 

@@ -2,7 +2,7 @@
 // (the same objects: an operator's script reads either). No oclif here: the HTTP shell imports it.
 import type { Account } from '../accounts/accounts.js';
 import type { ApiKey } from '../auth/api-keys.js';
-import type { CorrectionResult } from '../billing/corrections.js';
+import type { CorrectionResult, RefundResult } from '../billing/corrections.js';
 import type { BalanceSummary } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
 import type { Membership } from '../users/account-members.js';
@@ -88,6 +88,22 @@ export function presentCredit(result: CorrectionResult, kind: 'topup' | 'bonus' 
     kind,
     amount_rub: formatRub(result.amountUnits),
     balance_rub: formatRub(result.balanceUnits),
+    reason,
+    audit_id: result.auditId,
+  };
+}
+
+/** A refund as `balance refund --json` prints it and POST /admin/v1/accounts/:id/refund answers it. */
+export function presentRefund(result: RefundResult, reason: string | null) {
+  return {
+    transaction_id: `txn_${result.transactionId}`,
+    account_id: result.accountId,
+    kind: 'refund' as const,
+    amount_rub: formatRub(result.amountUnits),
+    balance_rub: formatRub(result.balanceUnits),
+    request_id: result.requestId,
+    job_id: result.jobId,
+    charge_transaction_id: `txn_${result.chargeTransactionId}`,
     reason,
     audit_id: result.auditId,
   };

@@ -182,8 +182,8 @@ export const errorCatalog = {
     description: "the key's account is disabled (`gateway accounts disable`): refused on every route, nothing held or charged",
   },
   already_refunded: {
-    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
-    description: '`balance refund` of a charge that was already refunded: nothing written',
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'refunding a charge that was already refunded (`balance refund`, POST /admin/v1/accounts/:id/refund): nothing written',
   },
   adjustment_refused: {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',

@@ -9,8 +9,10 @@ export const unauthorized = (message = 'Missing API key: send "Authorization: Be
 
 export const invalidKey = () => unauthorized('Invalid API key: it is unknown or has been revoked.');
 
+// What a customer reads (an API client, the cabinet) says what to do in the cabinet, never a CLI
+// command: the customer cannot run one (test/errors/customer-messages.test.ts).
 export const forbiddenScope = (scope: string) =>
-  new GatewayError('insufficient_scope', `This API key lacks the "${scope}" scope needed here. Create a key with --scopes ${scope} (gateway keys create).`, { param: null });
+  new GatewayError('insufficient_scope', `This API key lacks the "${scope}" scope needed here. Add the "${scope}" scope to this key on the API keys page of the cabinet, or use a key that has it.`, { param: null });
 
 /** Seconds a client is asked to wait while the database is unreachable. */
 export const databaseRetryAfterSeconds = 2;

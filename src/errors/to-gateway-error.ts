@@ -63,6 +63,8 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message, { param: 'name' });
   if (error instanceof JobAlreadyEndedError) return new GatewayError('job_already_ended', error.message);
   if (error instanceof AdjustmentRefusedError) return new GatewayError('adjustment_refused', error.message, { param: 'amount_rub' });
+  if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
+  if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError) return new GatewayError('not_found', error.message);
   // Members and users (src/users/memberships.ts): the cabinet's members page and the admin API.
   if (error instanceof UserNotFoundError || error instanceof MemberNotFoundError) return new GatewayError('not_found', error.message);
@@ -87,8 +89,6 @@ function fromCommand(error: unknown): GatewayError | undefined {
   if (error instanceof ConfigError) return new GatewayError('config_invalid', error.message);
   if (error instanceof DatabaseNewerError) return new GatewayError('database_newer_than_gateway', error.message);
   if (error instanceof InfrastructureError) return new GatewayError('infrastructure_unavailable', error.message);
-  if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
-  if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof AmbiguousChargeError) return new GatewayError('invalid_argument', error.message);
   if (error instanceof BackupTargetExistsError) return new GatewayError('backup_target_exists', error.message);
   if (error instanceof BackupTargetFolderMissingError) return new GatewayError('invalid_argument', error.message);

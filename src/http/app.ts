@@ -53,7 +53,7 @@ export function createApp(services: ServerServices, routes: readonly RouteDefini
         chain.push(session as Middleware);
         if (route.owner) chain.push(requireOwner as Middleware);
       }
-      if (route.scope) chain.push(requireScope(route.scope) as Middleware);
+      if (route.scope) chain.push(requireScope(services, route.scope, { cached: route.keyCheckedByHold === true }) as Middleware);
       // The key's own tpm and in-flight limits first: a request the rpm limiter refuses gives its slot back.
       if (route.rateLimited ?? true) chain.push(limits as Middleware, limiter as Middleware);
     }

@@ -13,19 +13,21 @@ import { createDecision } from './routes/decisions.js';
 import { createEmbeddings } from './routes/embeddings.js';
 import { healthz, metrics, readyz } from './routes/health.js';
 import { editImages, generateImages, priceImages } from './routes/images.js';
-import { createSpeech } from './routes/speech.js';
-import { createTranscription } from './routes/transcriptions.js';
+import { createSpeech, priceSpeech } from './routes/speech.js';
+import { createTranscription, priceTranscription } from './routes/transcriptions.js';
 import { upscaleImage } from './routes/upscale.js';
 import { listHistory } from './routes/history.js';
 import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.js';
 import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
-import { upscaleVideo } from './routes/video-upscale.js';
+import { priceVideoUpscale, upscaleVideo } from './routes/video-upscale.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import { adjustAccount, createAccount, disableAccount, enableAccount, listAccounts, showAccount, topupAccount } from './routes/admin-accounts.js';
 import { cancelJobRoute, listJobs } from './routes/admin-jobs.js';
-import { createKey, listKeys, revokeKey } from './routes/admin-keys.js';
+import { listTransactions, refundCharge } from './routes/admin-ledger.js';
+import { createLoginLink } from './routes/admin-login-link.js';
+import { createKey, listKeys, revokeKey, updateKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
@@ -35,7 +37,7 @@ import { currentSession, login, loginOptions, logout, rootRedirect } from './rou
 import { switchAccount } from './routes/cabinet-account-switch.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
 import { joinAccount } from './routes/cabinet-join.js';
-import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret } from './routes/cabinet-keys.js';
+import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret, updateCabinetKey } from './routes/cabinet-keys.js';
 import { changeMemberRole, inviteMember, listMembers, removeMember } from './routes/cabinet-members.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
@@ -117,7 +119,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/images/upscale', auth: 'key', scope: 'images', body: 'multipart', handler: upscaleImage },
   { method: 'POST', path: '/v1/images/price', auth: 'key', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/v1/audio/speech', auth: 'key', scope: 'audio', body: 'json', handler: createSpeech },
+  { method: 'POST', path: '/v1/audio/speech/price', auth: 'key', scope: 'audio', body: 'json', handler: priceSpeech },
   { method: 'POST', path: '/v1/audio/transcriptions', auth: 'key', scope: 'audio', body: 'multipart', handler: createTranscription },
+  { method: 'POST', path: '/v1/audio/transcriptions/price', auth: 'key', scope: 'audio', body: 'multipart', handler: priceTranscription },
   { method: 'POST', path: '/v1/embeddings', auth: 'key', scope: 'embeddings', body: 'json', handler: createEmbeddings },
   // Async jobs. /v1/videos takes JSON or multipart (openai-node always sends multipart): the
   // JSON parser leaves a multipart body unread and the handler streams it. Polling a job and
@@ -126,6 +130,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/videos', auth: 'key', scope: 'video', body: 'json', handler: createVideo },
   { method: 'POST', path: '/v1/videos/price', auth: 'key', scope: 'video', body: 'json', handler: priceVideo },
   { method: 'POST', path: '/v1/videos/upscale', auth: 'key', scope: 'video', body: 'multipart', handler: upscaleVideo },
+  { method: 'POST', path: '/v1/videos/upscale/price', auth: 'key', scope: 'video', body: 'multipart', handler: priceVideoUpscale },
   { method: 'GET', path: '/v1/videos', auth: 'key', scope: 'video', handler: listVideos },
   { method: 'GET', path: '/v1/videos/:id', auth: 'key', rateLimited: false, scope: 'video', handler: retrieveVideo },
   { method: 'DELETE', path: '/v1/videos/:id', auth: 'key', scope: 'video', handler: deleteVideo },
@@ -153,6 +158,7 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'DELETE', path: '/cabinet/api/files/:id', auth: 'session', scope: null, handler: deleteCabinetFile },
   { method: 'GET', path: '/cabinet/api/keys', auth: 'session', scope: null, handler: listCabinetKeys },
   { method: 'POST', path: '/cabinet/api/keys', auth: 'session', scope: null, body: 'json', handler: createCabinetKey },
+  { method: 'PATCH', path: '/cabinet/api/keys/:id', auth: 'session', scope: null, body: 'json', handler: updateCabinetKey },
   { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
   { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
@@ -165,6 +171,22 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },
   { method: 'POST', path: '/cabinet/api/images/generations', auth: 'session', scope: 'images', body: 'json', handler: generateImages },
+  // Its videos, upscales and music: jobs the page submits with an idempotency key, then polls
+  // (polling and content not rate limited, as on /v1); speech and transcriptions: quoted first too.
+  { method: 'POST', path: '/cabinet/api/videos', auth: 'session', scope: 'video', body: 'json', handler: createVideo },
+  { method: 'POST', path: '/cabinet/api/videos/price', auth: 'session', scope: 'video', body: 'json', handler: priceVideo },
+  { method: 'POST', path: '/cabinet/api/videos/upscale', auth: 'session', scope: 'video', body: 'multipart', handler: upscaleVideo },
+  { method: 'POST', path: '/cabinet/api/videos/upscale/price', auth: 'session', scope: 'video', body: 'multipart', handler: priceVideoUpscale },
+  { method: 'GET', path: '/cabinet/api/videos/:id', auth: 'session', rateLimited: false, scope: 'video', handler: retrieveVideo },
+  { method: 'GET', path: '/cabinet/api/videos/:id/content', auth: 'session', rateLimited: false, scope: 'video', handler: videoContent },
+  { method: 'POST', path: '/cabinet/api/audio/music', auth: 'session', scope: 'music', body: 'json', handler: createMusic },
+  { method: 'POST', path: '/cabinet/api/audio/music/price', auth: 'session', scope: 'music', body: 'json', handler: priceMusic },
+  { method: 'GET', path: '/cabinet/api/audio/music/:id', auth: 'session', rateLimited: false, scope: 'music', handler: retrieveMusic },
+  { method: 'GET', path: '/cabinet/api/audio/music/:id/content', auth: 'session', rateLimited: false, scope: 'music', handler: musicContent },
+  { method: 'POST', path: '/cabinet/api/audio/speech', auth: 'session', scope: 'audio', body: 'json', handler: createSpeech },
+  { method: 'POST', path: '/cabinet/api/audio/speech/price', auth: 'session', scope: 'audio', body: 'json', handler: priceSpeech },
+  { method: 'POST', path: '/cabinet/api/audio/transcriptions', auth: 'session', scope: 'audio', body: 'multipart', handler: createTranscription },
+  { method: 'POST', path: '/cabinet/api/audio/transcriptions/price', auth: 'session', scope: 'audio', body: 'multipart', handler: priceTranscription },
   // The admin API (docs/admin-api.md; src/admin/openapi.ts documents each row, a test keeps them equal).
   // Each row names the admin token scope it needs (src/cabinet/admin-scopes.ts: read = a GET
   // revealing no secret; accounts; keys; money = anything moving or releasing money; admin = secrets).
@@ -176,8 +198,13 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/admin/v1/accounts/:id/enable', auth: 'admin', scope: 'accounts', body: 'json', handler: enableAccount },
   { method: 'POST', path: '/admin/v1/accounts/:id/topup', auth: 'admin', scope: 'money', body: 'json', handler: topupAccount },
   { method: 'POST', path: '/admin/v1/accounts/:id/adjust', auth: 'admin', scope: 'money', body: 'json', handler: adjustAccount },
+  { method: 'GET', path: '/admin/v1/accounts/:id/transactions', auth: 'admin', scope: 'read', handler: listTransactions },
+  { method: 'POST', path: '/admin/v1/accounts/:id/refund', auth: 'admin', scope: 'money', body: 'json', handler: refundCharge },
+  // A login link is a credential: the `admin` scope, as secrets are.
+  { method: 'POST', path: '/admin/v1/accounts/:id/login-link', auth: 'admin', scope: 'admin', handler: createLoginLink },
   { method: 'GET', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'read', handler: listKeys },
   { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
+  { method: 'PATCH', path: '/admin/v1/keys/:id', auth: 'admin', scope: 'keys', body: 'json', handler: updateKey },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },
   { method: 'GET', path: '/admin/v1/users', auth: 'admin', scope: 'accounts', handler: listUsers },
   { method: 'GET', path: '/admin/v1/users/:id', auth: 'admin', scope: 'accounts', handler: showUser },

@@ -1,6 +1,7 @@
 // Speech (charged per input character) and transcription (charged per minute of the audio,
 // measured from the file itself and prorated to the second): resolve, check the model's
-// declared options, then the media charge path (media.ts).
+// declared options, then the media charge path (media.ts). The price endpoints call the same
+// quotes (quoteSpeech, quoteTranscription).
 import { speechPriceUnits } from '../billing/media-pricing.js';
 import { priceInUnits } from '../billing/pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -11,9 +12,16 @@ import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
 
-export async function createSpeech(services: ServerServices, caller: MediaCaller, body: SpeechBody): Promise<{ model: CatalogModel; speech: SpeechResult }> {
+export interface SpeechQuote {
+  readonly model: CatalogModel;
+  readonly voice: string;
+  readonly characters: number;
+  readonly priceUnits: bigint;
+}
+
+/** The model, its declared voices and formats checked, and the price: the charge and the price endpoint both call it. */
+export function quoteSpeech(services: ServerServices, body: SpeechBody): SpeechQuote {
   const model = resolveMediaModel(services, body.model, ['tts']);
-  caller.log.model = model.id;
   const voice = typeof body.voice === 'string' ? body.voice : body.voice.id;
   const voices = model.config.capabilities.voices;
   if (voices && typeof body.voice === 'string' && !voices.includes(voice)) {
@@ -23,7 +31,14 @@ export async function createSpeech(services: ServerServices, caller: MediaCaller
   if (formats && !formats.includes(body.response_format)) {
     throw invalid(['body', 'response_format'], `Input should be ${formats.map((f) => `'${f}'`).join(', ')} for ${model.id}`, body.response_format, 'enum');
   }
-  const price = speechPriceUnits(model.config.pricing, [...body.input].length);
+  const characters = [...body.input].length;
+  return { model, voice, characters, priceUnits: speechPriceUnits(model.config.pricing, characters) };
+}
+
+export async function createSpeech(services: ServerServices, caller: MediaCaller, body: SpeechBody): Promise<{ model: CatalogModel; speech: SpeechResult }> {
+  // The model is noted before its options are checked, so a refused request still names it.
+  caller.log.model = resolveMediaModel(services, body.model, ['tts']).id;
+  const { model, voice, characters, priceUnits: price } = quoteSpeech(services, body);
   const speech = await chargedMediaCall<SpeechRequest, SpeechResult>(services, {
     caller,
     model,
@@ -32,17 +47,31 @@ export async function createSpeech(services: ServerServices, caller: MediaCaller
     holdUnits: price,
     actualUnits: () => price,
     description: `speech ${model.id}`,
-    units: () => ({ endpoint: 'speech', characters: [...body.input].length }),
+    units: () => ({ endpoint: 'speech', characters }),
   });
   return { model, speech };
 }
 
-export async function transcribe(services: ServerServices, caller: MediaCaller, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionResult> {
+export interface TranscriptionQuote {
+  readonly model: CatalogModel;
+  /** The audio's length, whole seconds rounded up: what is priced. */
+  readonly seconds: number;
+  readonly priceUnits: bigint;
+}
+
+/** The model and the file's measured length priced per minute, prorated to the second: the charge and the price endpoint both call it. */
+export async function quoteTranscription(services: ServerServices, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionQuote> {
   const model = resolveMediaModel(services, fields.model, ['stt']);
-  caller.log.model = model.id;
-  const seconds = await audioSeconds(file.data, file.mediaType);
-  if (seconds === undefined) throw invalid(['body', 'file'], 'the file is not audio the gateway can decode (mp3, wav, m4a, ogg, flac, webm)');
-  const price = priceInUnits([{ quantity: Math.ceil(seconds), price: model.config.pricing.per_minute ?? '0', per: 60 }]);
+  const measured = await audioSeconds(file.data, file.mediaType);
+  if (measured === undefined) throw invalid(['body', 'file'], 'the file is not audio the gateway can decode (mp3, wav, m4a, ogg, flac, webm)');
+  const seconds = Math.ceil(measured);
+  return { model, seconds, priceUnits: priceInUnits([{ quantity: seconds, price: model.config.pricing.per_minute ?? '0', per: 60 }]) };
+}
+
+export async function transcribe(services: ServerServices, caller: MediaCaller, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionResult> {
+  // The model is noted before the file is measured, so a request refused for its file still names it.
+  caller.log.model = resolveMediaModel(services, fields.model, ['stt']).id;
+  const { model, seconds, priceUnits: price } = await quoteTranscription(services, fields, file);
   return chargedMediaCall<TranscriptionRequest, TranscriptionResult>(services, {
     caller,
     model,
@@ -50,7 +79,7 @@ export async function transcribe(services: ServerServices, caller: MediaCaller, 
     request: { file, language: fields.language, prompt: fields.prompt, responseFormat: fields.response_format, temperature: fields.temperature },
     holdUnits: price,
     actualUnits: () => price,
-    description: `transcription ${model.id} (${Math.ceil(seconds)} s)`,
-    units: () => ({ endpoint: 'transcriptions', audioSeconds: Math.ceil(seconds) }),
+    description: `transcription ${model.id} (${seconds} s)`,
+    units: () => ({ endpoint: 'transcriptions', audioSeconds: seconds }),
   });
 }

@@ -2,6 +2,7 @@
 // prices) held in one statement, the budget clamped to what the balance covers when the client
 // set none, and the key re-checked by the hold (the chat routes may have read it from a cache).
 import type { ApiKey } from '../auth/api-keys.js';
+import { assertScope } from '../auth/assert-scope.js';
 import { assertKeyUsable, assertModelAllowed, keyBudget } from '../auth/key-policy.js';
 import { affordableOutputTokens, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
 import { InsufficientBalanceError, KeyChangedError } from '../billing/errors.js';
@@ -37,7 +38,7 @@ export async function holdWorstCase(
       const refusal = await services.apiKeys.refusal(key.id, key.revision);
       if (!refusal) return { prices, maxOutputTokens, hold: undefined };
       if (!(refusal instanceof KeyChangedError)) throw refusal;
-      key = await reloadKey(services, key, model.id, details.address);
+      key = await reloadKey(services, key, model, details.address);
     }
   }
   // The hold re-checks the key: the chat routes may have taken it from the cache (api-keys.ts);
@@ -53,7 +54,7 @@ export async function holdWorstCase(
         return await services.settles.hold(key.accountId, amount, options);
       } catch (error) {
         if (!(error instanceof KeyChangedError)) throw error;
-        key = await reloadKey(services, key, model.id, details.address);
+        key = await reloadKey(services, key, model, details.address);
       }
     }
   };
@@ -71,10 +72,13 @@ export async function holdWorstCase(
   return { prices, maxOutputTokens, hold: await holdFor(worstCaseUnits(prices, inputTokens, maxOutputTokens)) };
 }
 
-/** The key read again after a hold found the cached copy stale, and the request checked against it (expiry, address, model). */
-async function reloadKey(services: ServerServices, stale: ApiKey, modelId: string, address: string | undefined): Promise<ApiKey> {
+/** The key read again after a hold found the cached copy stale, and the request checked against it (expiry, address, scopes, model). */
+async function reloadKey(services: ServerServices, stale: ApiKey, model: CatalogModel, address: string | undefined): Promise<ApiKey> {
   const fresh = await services.apiKeys.refresh(stale.id);
   assertKeyUsable(fresh, services.now(), address);
-  assertModelAllowed(fresh, modelId);
+  // The cached routes are the chat routes; an update may have taken the scope away.
+  assertScope(fresh, 'chat');
+  if (model.type === 'search') assertScope(fresh, 'search');
+  assertModelAllowed(fresh, model.id);
   return fresh;
 }

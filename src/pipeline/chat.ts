@@ -145,8 +145,8 @@ export async function runChat(services: ServerServices, input: ChatInput): Promi
   try {
     resolved = resolveChatModel(services, dialect, decoded, apiKey);
   } catch (error) {
-    if (!(error instanceof GatewayError && error.code === 'model_not_allowed')) throw error;
-    // The key may be a cached copy older than a `keys update`: confirm on the key as it is now.
+    if (!(error instanceof GatewayError && (error.code === 'model_not_allowed' || error.code === 'insufficient_scope'))) throw error;
+    // The key may be a cached copy older than an update (models, scopes): confirm on the key as it is now.
     const fresh = await services.apiKeys.refresh(apiKey.id);
     if (fresh.revision === apiKey.revision) throw error;
     apiKey = fresh;

@@ -1,7 +1,7 @@
 // Video upscale jobs: the hold is computed from the file itself (its real resolution and
 // duration, read from the MP4 boxes) × factor² per megapixel-second; the input is stored as a
 // file of the account and the job created with its hold (jobs.ts). The job settles to the cost
-// the upscaler reports (job-collect).
+// the upscaler reports (job-collect). The price endpoint quotes the hold (quoteVideoUpscale).
 import { videoUpscalePriceUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { VideoUpscaleFields } from '../dialects/openai-media/video-upscale.js';
@@ -18,17 +18,32 @@ export function upscaledSide(side: number, factorHundredths: number): number {
   return Math.round((side * factorHundredths) / 200) * 2;
 }
 
-export async function createVideoUpscale(services: ServerServices, caller: MediaCaller, fields: VideoUpscaleFields, upload: InputFile): Promise<{ job: Job; model: CatalogModel; deprecated: boolean }> {
+export interface VideoUpscaleQuote {
+  readonly model: CatalogModel;
+  readonly deprecated: boolean;
+  readonly info: { readonly width: number; readonly height: number; readonly durationSeconds: number };
+  readonly factorHundredths: number;
+  /** The hold: the most the job can cost (it settles to the upscaler's reported cost, never more). */
+  readonly priceUnits: bigint;
+}
+
+/** The file read and priced with the model: the job's hold and the price endpoint both come from it. */
+export function quoteVideoUpscale(services: ServerServices, fields: VideoUpscaleFields, upload: InputFile): VideoUpscaleQuote {
   const info = readMp4Info(upload.data);
   if (!info || info.width <= 0 || info.height <= 0 || info.durationSeconds <= 0) {
     throw invalid(['body', 'video'], `"${upload.filename}" is not an MP4 video whose size and duration can be read`);
   }
   const { model, deprecated } = resolveJobModel(services, fields.model, 'video', services.config.defaults.videoUpscaleModel, (candidate) => candidate.config.pricing.per_megapixel_second !== undefined);
-  caller.log.model = model.id;
-  await validateWebhookUrl(services, fields.webhook_url);
   const factorHundredths = Math.round(fields.upscale_factor * 100);
   const durationMs = Math.round(info.durationSeconds * 1000);
-  const holdUnits = videoUpscalePriceUnits(model.config.pricing, { width: info.width, height: info.height, durationMs, factorHundredths });
+  const priceUnits = videoUpscalePriceUnits(model.config.pricing, { width: info.width, height: info.height, durationMs, factorHundredths });
+  return { model, deprecated, info, factorHundredths, priceUnits };
+}
+
+export async function createVideoUpscale(services: ServerServices, caller: MediaCaller, fields: VideoUpscaleFields, upload: InputFile): Promise<{ job: Job; model: CatalogModel; deprecated: boolean }> {
+  const { model, deprecated, info, factorHundredths, priceUnits: holdUnits } = quoteVideoUpscale(services, fields, upload);
+  caller.log.model = model.id;
+  await validateWebhookUrl(services, fields.webhook_url);
   const { apiKey } = caller;
   const file = await services.files.save(apiKey.accountId, 'upload', 'video/mp4', upload.data, { filename: upload.filename });
   const request = {

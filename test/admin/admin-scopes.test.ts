@@ -24,6 +24,10 @@ interface Fixture {
   readonly userId: string;
   /** A queued video job, fresh for each call (a cancelled job cannot be cancelled again). */
   newJob(): Promise<string>;
+  /** The account that pays the charges below. */
+  readonly clientAccountId: string;
+  /** The request id of a fresh chat charge (a charge is refunded once). */
+  newCharge(): Promise<string>;
   newAccountName(): string;
 }
 
@@ -45,8 +49,12 @@ const expected: Record<string, RouteCase> = {
   'POST /admin/v1/accounts/:id/enable': { scope: 'accounts', status: 200, request: async () => ({ path: `${acme}/enable`, body: {} }) },
   'POST /admin/v1/accounts/:id/topup': { scope: 'money', status: 200, request: async () => ({ path: `${acme}/topup`, body: { amount_rub: '2.5' } }) },
   'POST /admin/v1/accounts/:id/adjust': { scope: 'money', status: 200, request: async () => ({ path: `${acme}/adjust`, body: { amount_rub: '-0.5', reason: 'scopes test' } }) },
+  'GET /admin/v1/accounts/:id/transactions': { scope: 'read', status: 200, request: async () => ({ path: `${acme}/transactions` }) },
+  'POST /admin/v1/accounts/:id/refund': { scope: 'money', status: 200, request: async (fixture) => ({ path: `/admin/v1/accounts/${fixture.clientAccountId}/refund`, body: { request_id: await fixture.newCharge(), reason: 'scopes test' } }) },
+  'POST /admin/v1/accounts/:id/login-link': { scope: 'admin', status: 201, request: async () => ({ path: `${acme}/login-link` }) },
   'GET /admin/v1/accounts/:id/keys': { scope: 'read', status: 200, request: async () => ({ path: `${acme}/keys` }) },
   'POST /admin/v1/accounts/:id/keys': { scope: 'keys', status: 201, request: async () => ({ path: `${acme}/keys`, body: { name: 'made by scope test' } }) },
+  'PATCH /admin/v1/keys/:id': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}`, body: { budget_rub: '3', rpm: 30 } }) },
   'POST /admin/v1/keys/:id/revoke': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}/revoke` }) },
   'GET /admin/v1/users': { scope: 'accounts', status: 200, request: async () => ({ path: '/admin/v1/users?account=acme' }) },
   'GET /admin/v1/users/:id': { scope: 'accounts', status: 200, request: async (fixture) => ({ path: `/admin/v1/users/${fixture.userId}` }) },
@@ -92,6 +100,12 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       return video.body.id as string;
     },
     newAccountName: () => `scoped-${accounts++}`,
+    clientAccountId: client.accountId,
+    async newCharge() {
+      const chat = await api(gateway, client.key, 'POST', '/v1/chat/completions', { model: 'sim/chat', messages: [{ role: 'user', content: 'to refund' }] });
+      if (chat.status !== 200) throw new Error(`POST /v1/chat/completions answered ${chat.status}: ${JSON.stringify(chat.body)}`);
+      return chat.headers.get('x-request-id')!;
+    },
   };
 
   const tokens = new Map<AdminScope, string>();
@@ -145,10 +159,13 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['account.disable', 3],
       ['account.enable', 3],
       ['balance.adjust', 3],
+      ['balance.refund', 3],
       ['balance.topup', 3],
       ['job.cancel', 3],
       ['key.create', 3],
       ['key.revoke', 1],
+      ['key.update', 3],
+      ['login_link.create', 3],
       ['user.disable', 3],
       ['user.enable', 3],
     ],

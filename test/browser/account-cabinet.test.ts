@@ -51,8 +51,11 @@ testInBrowser('an account logs in from a CLI link, makes a key for the OpenAI SD
   await visit(page, 'API keys');
   await checkAccessibility('keys');
   await page.getByLabel('Name', { exact: true }).fill('sdk');
-  await page.getByRole('checkbox', { name: 'images' }).check();
-  await page.getByRole('checkbox', { name: 'video' }).check();
+  // Every scope is ticked for a new key: this one keeps chat, images and video.
+  for (const scope of ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings']) {
+    t.true(await page.getByRole('checkbox', { name: scope, exact: true }).isChecked(), `${scope} ticked by default`);
+  }
+  for (const scope of ['search', 'music', 'audio', 'embeddings']) await page.getByRole('checkbox', { name: scope, exact: true }).uncheck();
   await page.getByLabel('Requests per minute (optional)').fill('600');
   await page.getByLabel('Tokens per minute (optional)').fill('100000');
   await page.getByLabel('Requests at once (optional)').fill('4');

@@ -158,12 +158,28 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.is(await keyRow.getAttribute('data-key-id'), stored.id);
   t.is(secret.slice(-4), stored.last4);
   const cells = await keyRow.locator('td').allInnerTexts();
-  t.deepEqual([cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[7]], ['sdk', `${stored.prefix}…${stored.last4}`, 'chat', '600', '20000', '—', 'Never']);
+  t.deepEqual(
+    [cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], cells[8]],
+    ['sdk', `${stored.prefix}…${stored.last4}`, 'chat, search, images, video, music, audio, embeddings', '600', '20000', '—', '—', 'Never'],
+  );
   t.is(stored.tpm, 20_000, 'the tpm went through the admin API');
-  t.is(cells[8]!.replace(/\s+/g, ' '), 'Active Revoke sdk', 'active, and the button names the key it revokes');
+  t.is(cells[9]!.replace(/\s+/g, ' '), 'Active Change sdk Revoke sdk', 'active, and the buttons name the key they act on');
   await checkAccessibility('account (new key)');
   await page.getByRole('button', { name: 'I have saved it' }).click();
   t.is(await page.getByTestId('new-key-secret').count(), 0, 'the secret is gone once acknowledged');
+
+  // Its controls changed in the console's dialog, through PATCH /admin/v1/keys/:id.
+  await keyRow.getByRole('button', { name: 'Change sdk' }).click();
+  const change = page.getByRole('dialog', { name: 'Change key sdk' });
+  await change.getByLabel('Budget, ₽ (optional)').fill('50');
+  await change.getByLabel('Budget period').selectOption('week');
+  await change.getByRole('checkbox', { name: 'sim/chat', exact: true }).check();
+  await checkAccessibility('account (changing a key)');
+  await change.getByRole('button', { name: 'Save changes' }).click();
+  await keyRow.getByText('Budget 50.0000\u00a0₽ a week').waitFor();
+  t.is(await keyRow.locator('td').nth(6).innerText(), 'Budget 50.0000\u00a0₽ a week\nModels: sim/chat');
+  t.like(await database.db('api_keys').where({ id: stored.id }).first(), { budget_period: 'week', models: 'sim/chat' });
+  t.is(BigInt((await database.db('api_keys').where({ id: stored.id }).first()).budget_units), 500_000n);
 
   const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 });
   const answer = await openai.chat.completions.create({ model: 'sim/chat', messages: [{ role: 'user', content: 'hello' }] });
@@ -186,7 +202,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   const audit = (await (await api.get(`${gateway.url}/admin/v1/audit?account=${account.id}`)).json()).data as { actor: string; action: string; details: any }[];
   t.deepEqual(
     audit.map((row) => row.action),
-    ['key.revoke', 'key.create', 'account.enable', 'account.disable', 'balance.topup', 'account.create'],
+    ['key.revoke', 'key.update', 'key.create', 'account.enable', 'account.disable', 'balance.topup', 'account.create'],
     'the refused adjustment and the dismissed confirmation wrote nothing',
   );
   const actors = new Set(audit.map((row) => row.actor));
@@ -215,7 +231,7 @@ testInBrowser('the operator manages an account from the console: creates it, top
   t.is(await row.locator('td.number').first().innerText(), '250.5000\u00a0₽');
   t.true((await row.innerText()).includes('invoice 42'));
 
-  t.deepEqual(checked, ['console', 'accounts', 'account', 'account (refusals shown)', 'account (new key)']);
+  t.deepEqual(checked, ['console', 'accounts', 'account', 'account (refusals shown)', 'account (new key)', 'account (changing a key)']);
   // Chromium logs every refused request itself: exactly the three refusals the operator was shown, nothing else.
   const refusal = (pagePath: string, status: string) => `${gateway.url}/cabinet${pagePath}: console.error: Failed to load resource: the server responded with a status of ${status}`;
   t.deepEqual(

@@ -8,8 +8,11 @@
 // (the pages' own calls apart from the API's traffic); the jobs, cancelling one from the page (its hold released
 // in the database, nothing charged) and trying to cancel one the CLI cancelled meanwhile (the
 // API's job_already_ended shown); the upstreams page with the failing route's error; the audit
-// log with both cancels. No console error beyond the browser's note of that expected 409, and
-// no serious axe violation on any page. (Code passed to evaluate runs in the page: `any` there.)
+// log with both cancels; the account's ledger (issue 31), exact, where a charge is refunded
+// through its confirming button — the refund row on top, the charge marked, the balance shown
+// anew, at desktop width and at 390 px. No console error beyond the browser's note of that
+// expected 409, and no serious axe violation on any page. (Code passed to evaluate runs in the
+// page: `any` there.)
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { auditActions } from '../../src/audit/audit-log.js';
@@ -34,7 +37,7 @@ async function expectRows(page: Page, attribute: string, expected: string[], wha
   await eventually(async () => JSON.stringify(await rowsOf(page, attribute)) === JSON.stringify(expected), { what });
 }
 
-testInBrowser('the operator reads the request log (filters in the address), cancels a job from the page (hold released), sees the upstream error, the audit log and the system; no console error, no serious axe violation', async (t, database, browser) => {
+testInBrowser('the operator reads the request log (filters in the address), cancels a job from the page (hold released), sees the upstream error, the audit log and the system, and refunds a charge from the account\'s ledger (confirmed, once, the balance shown anew); no console error, no serious axe violation', async (t, database, browser) => {
   const gateway = await startCabinetGateway(t, database);
   const name = `ops-${database.backend}`;
   const account = await gateway.cli<{ id: string }>(['accounts', 'create', name]);
@@ -219,7 +222,70 @@ testInBrowser('the operator reads the request log (filters in the address), canc
   t.is(new URL(page.url()).search, '?action=job.cancel');
   await checkAccessibility('audit');
 
-  t.deepEqual(checked, ['system', 'request log', 'request log (failures)', 'request log (cabinet pages)', 'jobs', 'jobs (after the cancels)', 'upstreams', 'audit']);
+  // The account's ledger: every row as the ledger has it, newest first (the three chats' charges,
+  // the top-up; the failure and the cancelled videos charged nothing).
+  await visit(page, 'Accounts', 'Accounts');
+  await page.locator(`tr[data-account-id="${account.id}"]`).getByRole('link', { name }).click();
+  await page.getByRole('heading', { level: 1, name: `Account ${name}` }).waitFor();
+  const ledgerRows = async () =>
+    (await database.db('ledger_transactions').where({ account_id: account.id }).orderBy('id', 'desc')) as { id: number | string; kind: string; amount_units: string | number; balance_after_units: string | number; request_id: string | null }[];
+  const rub = (units: bigint) => `${formatRub(units)}\u00a0₽`;
+  const ledgerIds = () => page.locator('table.ledger tbody tr').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-transaction-id')));
+  const stored = await ledgerRows();
+  t.deepEqual(stored.map((row) => [row.kind, row.request_id]), [['charge', byOther.request_id], ['charge', reasoning.request_id], ['charge', first.request_id], ['topup', null]]);
+  await eventually(async () => JSON.stringify(await ledgerIds()) === JSON.stringify(stored.map((row) => `txn_${row.id}`)), { what: 'the ledger rows, newest first' });
+  const chargeRow = page.locator(`tr[data-transaction-id="txn_${firstCharge.id}"]`);
+  const chargeCells = await chargeRow.locator('td').allInnerTexts();
+  t.deepEqual(chargeCells.slice(1, 5), ['Charge', rub(BigInt(firstCharge.amount_units)), rub(BigInt(firstCharge.balance_after_units)), 'sim/chat']);
+  t.true(chargeCells[5]!.includes(first.request_id!), chargeCells[5]);
+  t.is(chargeCells[6]!.replace(/\s+/g, ' ').trim(), `Refund txn_${firstCharge.id}`, 'the button names the row it refunds');
+  t.deepEqual((await page.locator('tr[data-kind="topup"] td').allInnerTexts()).slice(1, 4), ['Top-up', '500.0000\u00a0₽', '500.0000\u00a0₽']);
+  await checkAccessibility('account ledger');
+
+  // The first chat's charge refunded through the confirming button: a dismissed question changes nothing.
+  const chargeUnits = -BigInt(firstCharge.amount_units);
+  const question = `Refund the charge of ${rub(chargeUnits)} (${first.request_id})? The whole amount goes back to the account; a charge is refunded only once.`;
+  const balanceBefore = BigInt((await database.db('accounts').where({ id: account.id }).first()).balance_units);
+  const refundButton = chargeRow.getByRole('button', { name: `Refund txn_${firstCharge.id}` });
+  const asked: string[] = [];
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await refundButton.click();
+  t.deepEqual(asked, [question]);
+  t.is((await ledgerRows()).length, stored.length, 'dismissed: nothing refunded');
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.accept();
+  });
+  await refundButton.click();
+  const done = page.getByTestId('refund-done');
+  await done.waitFor();
+  t.deepEqual(asked, [question, question]);
+  t.is(await done.innerText(), `Refunded ${rub(chargeUnits)}; the balance is now ${rub(balanceBefore + chargeUnits)}.`);
+  const [refundRow] = await ledgerRows();
+  t.like(refundRow, { kind: 'refund', request_id: first.request_id });
+  t.is(BigInt(refundRow!.amount_units), chargeUnits);
+  // The refund on top, the charge marked (no button), the balance shown anew.
+  await eventually(async () => JSON.stringify(await ledgerIds()) === JSON.stringify([`txn_${refundRow!.id}`, ...stored.map((row) => `txn_${row.id}`)]), { what: 'the refund row on top of the ledger' });
+  t.deepEqual((await page.locator(`tr[data-transaction-id="txn_${refundRow!.id}"] td`).allInnerTexts()).slice(1, 5), ['Refund', rub(chargeUnits), rub(balanceBefore + chargeUnits), 'sim/chat']);
+  await chargeRow.getByText(`Refunded (txn_${refundRow!.id})`).waitFor();
+  t.is(await chargeRow.getByRole('button').count(), 0, 'a refunded charge offers no second refund');
+  await page.getByTestId('account-money').locator('.figure dd').first().getByText(rub(balanceBefore + chargeUnits)).waitFor();
+  t.is(BigInt((await database.db('accounts').where({ id: account.id }).first()).balance_units), balanceBefore + chargeUnits);
+  await checkAccessibility('account ledger (refunded)');
+  await page.setViewportSize({ width: 390, height: 844 });
+  const ledgerRegion = page.getByRole('region', { name: 'Ledger rows of the account' });
+  t.true(await ledgerRegion.evaluate((element: any) => element.scrollWidth > element.clientWidth), 'at 390 px the ledger scrolls in its region');
+  await checkAccessibility('account ledger (390 px)');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const refundAudit = (await database.db('audit_log').where({ action: 'balance.refund' }).select('actor', 'target', 'account_id')) as { actor: string; target: string; account_id: string }[];
+  t.is(refundAudit.length, 1);
+  t.like(refundAudit[0], { target: first.request_id, account_id: account.id });
+  t.regex(refundAudit[0]!.actor, /^cabinet:ses_/, 'the browser session refunded it');
+
+  t.deepEqual(checked, ['system', 'request log', 'request log (failures)', 'request log (cabinet pages)', 'jobs', 'jobs (after the cancels)', 'upstreams', 'audit', 'account ledger', 'account ledger (refunded)', 'account ledger (390 px)']);
   // The one refusal the test provoked: Chromium notes the 409 in the console itself.
   t.deepEqual(
     errors.map((line) => line.replace(/^\S+: /, '')),

@@ -1,4 +1,4 @@
-// `keys create|update --tpm --max-in-flight` through the binary, on both databases: shown by
+// `keys create|update --tpm --max-in-flight` (and `keys update --scopes`) through the binary, on both databases: shown by
 // `keys ls/show` (text and --json), cleared with none or 0, audited, a bad value refused naming
 // its flag — and the limits set by the CLI hold on a serving gateway over the same database.
 import OpenAI from 'openai';
@@ -49,6 +49,8 @@ testOnBackends('keys create/update --tpm --max-in-flight: shown, cleared, audite
   );
   const creation = audit.find((entry) => entry.action === 'key.create' && entry.target === created.id)!;
   t.like(creation.details, { tpm: 5000, max_in_flight: 3 });
+  // --scopes replaces the key's scopes (canonical order), as the admin API's and the cabinet's PATCH do.
+  t.like(await runCliJson(['keys', 'update', plain.id, '--scopes', 'images,chat'], env), { scopes: ['chat', 'images'], changed: ['scopes'] });
 
   for (const [flag, value] of [
     ['--tpm', '12.5'],

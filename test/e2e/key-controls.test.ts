@@ -49,7 +49,7 @@ testOnBackends('an expired key is refused with 401 api_key_expired on every rout
     status: 401,
     code: 'api_key_expired',
     type: 'authentication_error',
-    message: `401 This API key expired at ${new Date(apiKey.expiresAt!).toISOString()}. Ask the gateway operator for a new key or a later expiry (gateway keys update --expires).`,
+    message: `401 This API key expired at ${new Date(apiKey.expiresAt!).toISOString()}. Give it a later expiry on the API keys page of the cabinet, or use another key.`,
   });
   const history = await fetch(`${gateway.url}/v1/history`, { headers: { authorization: `Bearer ${key}` } });
   t.is(history.status, 401);

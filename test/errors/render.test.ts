@@ -25,7 +25,7 @@ test('402 insufficient_balance: OpenAI type insufficient_balance, Anthropic bill
 
 test('403 insufficient_scope names the scope; both dialects say permission_error', (t) => {
   const error = forbiddenScope('search');
-  const message = 'This API key lacks the "search" scope needed here. Create a key with --scopes search (gateway keys create).';
+  const message = 'This API key lacks the "search" scope needed here. Add the "search" scope to this key on the API keys page of the cabinet, or use a key that has it.';
   t.is(error.status, 403);
   t.deepEqual(encodeOpenaiError(error, requestId), { error: { message, type: 'permission_error', param: null, code: 'insufficient_scope' } });
   t.deepEqual(encodeAnthropicError(error, requestId), { type: 'error', error: { type: 'permission_error', message }, request_id: requestId });

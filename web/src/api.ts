@@ -23,7 +23,7 @@ export function setCsrfToken(token: string | undefined): void {
 
 export interface RequestOptions {
   readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Sent as JSON. */
+  /** Sent as JSON; a FormData as multipart (uploads), its boundary set by the browser. */
   readonly body?: unknown;
   readonly signal?: AbortSignal;
 }
@@ -39,10 +39,11 @@ export function requestHeaders(method: string, json: boolean): Record<string, st
 /** The raw response (for streams); throws ApiError when it is not 2xx. */
 export async function send(path: string, options: RequestOptions = {}): Promise<Response> {
   const method = options.method ?? 'GET';
+  const form = options.body instanceof FormData;
   const response = await fetch(path, {
     method,
-    headers: requestHeaders(method, options.body !== undefined),
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    headers: requestHeaders(method, options.body !== undefined && !form),
+    body: options.body === undefined ? undefined : form ? (options.body as FormData) : JSON.stringify(options.body),
     credentials: 'same-origin',
     signal: options.signal,
   });

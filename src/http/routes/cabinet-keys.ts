@@ -1,27 +1,45 @@
 // The account's keys and webhook secret in the cabinet: GET/POST /cabinet/api/keys,
-// POST /cabinet/api/keys/{id}/revoke, GET /cabinet/api/webhook-secret and
+// PATCH /cabinet/api/keys/{id} (its controls), POST /cabinet/api/keys/{id}/revoke, GET /cabinet/api/webhook-secret and
 // POST /cabinet/api/webhook-secret/rotate. Changes are written to the audit log with the
 // session as the actor (`cabinet:<session id>`), in the change's own transaction. Another
-// account's key is a 404 like an unknown one.
+// account's key is a 404 like an unknown one. A key's controls are read as the CLI and the
+// admin API read them (src/auth/key-control-fields.ts): a bad one is a 422 naming its field.
 import { z } from 'zod';
 import { KeyNotFoundError, type ApiKey } from '../../auth/api-keys.js';
-import { maxRequestsInFlight, maxTokensPerMinute } from '../../auth/key-policy.js';
-import { allScopes, type Scope } from '../../auth/scopes.js';
+import { keyControlsFromFields } from '../../auth/key-control-fields.js';
+import { budgetPeriods, maxRequestsInFlight, maxTokensPerMinute } from '../../auth/key-policy.js';
+import { allScopes } from '../../auth/scopes.js';
 import { presentCabinetKey } from '../../cabinet-api/keys.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ServerServices } from '../../services.js';
-import { validate } from '../../validation/zod-details.js';
+import { invalid, validate } from '../../validation/zod-details.js';
 import type { Context, Handler } from '../state.js';
 
 /** Who the audit log names for a change made in the cabinet: `cabinet:<session id>` (set by the session's authentication). */
 const cabinetActor = (ctx: Context) => ctx.state.actor!;
 
-const createKeyBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  scopes: z.array(z.enum(allScopes)).min(1).max(allScopes.length),
+/** The fields both a new key and a change take (a change leaves out what stays). */
+const controlFields = {
   rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
   tpm: z.number().int().min(1).max(maxTokensPerMinute).nullable().optional(),
   max_in_flight: z.number().int().min(1).max(maxRequestsInFlight).nullable().optional(),
+  expires: z.string().max(100).nullable().optional(),
+  models: z.array(z.string().max(200)).min(1).max(100).nullable().optional(),
+  allowed_ips: z.array(z.string().max(64)).min(1).max(100).nullable().optional(),
+  budget_rub: z.string().max(40).nullable().optional(),
+  budget_period: z.enum(budgetPeriods).optional(),
+};
+
+const createKeyBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  scopes: z.array(z.enum(allScopes)).min(1).max(allScopes.length),
+  ...controlFields,
+});
+
+const updateKeyBody = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  scopes: z.array(z.enum(allScopes)).min(1).max(allScopes.length).optional(),
+  ...controlFields,
 });
 
 export const listCabinetKeys: Handler = async (ctx, services) => {
@@ -31,20 +49,24 @@ export const listCabinetKeys: Handler = async (ctx, services) => {
 
 export const createCabinetKey: Handler = async (ctx, services) => {
   const body = validate(createKeyBody, ctx.request.body, 'body');
-  // Canonical order, each scope once (as `keys create --scopes` stores them).
-  const scopes: Scope[] = allScopes.filter((scope) => body.scopes.includes(scope));
-  const { apiKey, key } = await services.apiKeys.create({
-    accountId: ctx.state.apiKey!.accountId,
-    name: body.name,
-    scopes,
-    rpm: body.rpm ?? null,
-    tpm: body.tpm ?? null,
-    maxInFlight: body.max_in_flight ?? null,
-    audit: { actor: cabinetActor(ctx) },
-  });
+  const controls = keyControlsFromFields({ ...body, rpm: body.rpm ?? null }, services.now());
+  const { apiKey, key } = await services.apiKeys.create({ ...controls, accountId: ctx.state.apiKey!.accountId, audit: { actor: cabinetActor(ctx) } });
   ctx.status = 201;
   ctx.set('cache-control', 'no-store');
   ctx.body = { ...presentCabinetKey(apiKey), key };
+};
+
+/**
+ * Changes the controls the body names; the rest stay. The cabinet's own key (purpose
+ * `cabinet`: the key the cabinet acts through) is not the customer's to restrict: 422.
+ */
+export const updateCabinetKey: Handler = async (ctx, services) => {
+  const apiKey = await ownKey(ctx, services);
+  const body = validate(updateKeyBody, ctx.request.body ?? {}, 'body');
+  if (apiKey.purpose === 'cabinet') throw invalid(['path', 'id'], 'this is the key the cabinet itself acts through; its controls cannot be changed', apiKey.id);
+  const controls = keyControlsFromFields(body, services.now(), { currentPeriod: apiKey.budgetPeriod });
+  const { after } = await services.apiKeys.update(apiKey.id, controls, { actor: cabinetActor(ctx) });
+  ctx.body = presentCabinetKey(after);
 };
 
 async function ownKey(ctx: Context, services: ServerServices): Promise<ApiKey> {

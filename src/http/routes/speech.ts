@@ -1,9 +1,12 @@
 // POST /v1/audio/speech: text in, audio bytes out (never a JSON success body), or with
 // `stream_format: "sse"` the audio as `speech.audio.delta` events. The charge is the pipeline's.
+// POST /v1/audio/speech/price: the same body priced by the same quote, nothing made or charged.
 import { speechBody } from '../../dialects/openai-media/audio.js';
 import { speechEvents } from '../../dialects/openai-media/audio-events.js';
+import { formatRub } from '../../billing/money.js';
+import { convertDecimal } from '../../billing/pricing.js';
 import { countTextTokens } from '../../model/token-estimate.js';
-import { createSpeech as runSpeech } from '../../pipeline/audio.js';
+import { createSpeech as runSpeech, quoteSpeech } from '../../pipeline/audio.js';
 import { validate } from '../../validation/zod-details.js';
 import { callerOf, type Handler } from '../state.js';
 
@@ -18,4 +21,18 @@ export const createSpeech: Handler = async (ctx, services) => {
   }
   ctx.type = speech.mediaType;
   ctx.body = Buffer.from(speech.audio);
+};
+
+export const priceSpeech: Handler = (ctx, services) => {
+  const body = validate(speechBody, ctx.request.body, 'body');
+  const quote = quoteSpeech(services, body);
+  ctx.state.model = quote.model.id;
+  const priceRub = formatRub(quote.priceUnits);
+  ctx.body = {
+    object: 'speech.price',
+    model: quote.model.id,
+    characters: quote.characters,
+    price_rub: priceRub,
+    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
+  };
 };

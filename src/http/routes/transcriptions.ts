@@ -1,18 +1,40 @@
 // POST /v1/audio/transcriptions (multipart): the file is capped at 25 MB while it streams; the
 // pipeline measures its duration and charges it (pipeline/audio.ts); the upstream's answer is
 // returned as it gave it (JSON, or text for text/srt/vtt), or as transcript events.
+// POST /v1/audio/transcriptions/price: the same form priced by the same quote (the file measured), nothing charged.
 import { maxTranscriptionBytes, transcriptionFields } from '../../dialects/openai-media/audio.js';
 import { transcriptEvents } from '../../dialects/openai-media/audio-events.js';
-import { transcribe } from '../../pipeline/audio.js';
+import { formatRub } from '../../billing/money.js';
+import { convertDecimal } from '../../billing/pricing.js';
+import { quoteTranscription, transcribe } from '../../pipeline/audio.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
-import { callerOf, type Handler } from '../state.js';
+import { callerOf, type Context, type Handler } from '../state.js';
 
-export const createTranscription: Handler = async (ctx, services) => {
+async function readTranscriptionRequest(ctx: Context) {
   const form = await readMultipart(ctx, { maxFileBytes: maxTranscriptionBytes, maxFiles: 1 });
   const fields = validate(transcriptionFields, form.fields, 'body');
   const upload = form.files.find((entry) => entry.field === 'file');
   if (!upload) throw invalid(['body', 'file'], 'Field required', undefined, 'missing');
+  return { fields, upload };
+}
+
+export const priceTranscription: Handler = async (ctx, services) => {
+  const { fields, upload } = await readTranscriptionRequest(ctx);
+  const quote = await quoteTranscription(services, fields, upload.file);
+  ctx.state.model = quote.model.id;
+  const priceRub = formatRub(quote.priceUnits);
+  ctx.body = {
+    object: 'transcription.price',
+    model: quote.model.id,
+    seconds: quote.seconds,
+    price_rub: priceRub,
+    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
+  };
+};
+
+export const createTranscription: Handler = async (ctx, services) => {
+  const { fields, upload } = await readTranscriptionRequest(ctx);
   const stream = fields.stream === 'true';
   if (stream && fields.response_format !== 'json' && fields.response_format !== 'text') {
     throw invalid(['body', 'response_format'], "Input should be 'json' or 'text' with stream: true (the events carry the text)", fields.response_format, 'enum');

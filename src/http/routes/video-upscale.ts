@@ -1,18 +1,42 @@
 // POST /v1/videos/upscale (multipart): `video` (MP4), `prompt`, `upscale_factor` 1.5–3.0,
 // `creativity` 0–1. Priced from the file itself and submitted as a job (pipeline/video-upscale.ts);
-// polled like any video: GET /v1/videos/{id}.
+// polled like any video: GET /v1/videos/{id}. POST /v1/videos/upscale/price: the same form priced
+// as the job's hold (the most it can cost; it settles to the upscaler's reported cost).
 import { maxUpscaleVideoBytes, videoUpscaleFields } from '../../dialects/openai-media/video-upscale.js';
-import { createVideoUpscale } from '../../pipeline/video-upscale.js';
+import { formatRub } from '../../billing/money.js';
+import { convertDecimal } from '../../billing/pricing.js';
+import { createVideoUpscale, quoteVideoUpscale, upscaledSide } from '../../pipeline/video-upscale.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
-import { callerOf, type Handler } from '../state.js';
+import { callerOf, type Context, type Handler } from '../state.js';
 import { markDeprecated, respondWithJob } from './job-responses.js';
 
-export const upscaleVideo: Handler = async (ctx, services) => {
+async function readUpscaleRequest(ctx: Context) {
   const form = await readMultipart(ctx, { maxFileBytes: maxUpscaleVideoBytes, maxFiles: 1 });
   const fields = validate(videoUpscaleFields, form.fields, 'body');
   const upload = form.files.find((entry) => entry.field === 'video')?.file;
   if (!upload) throw invalid(['body', 'video'], 'Field required', undefined, 'missing');
+  return { fields, upload };
+}
+
+export const priceVideoUpscale: Handler = async (ctx, services) => {
+  const { fields, upload } = await readUpscaleRequest(ctx);
+  const quote = quoteVideoUpscale(services, fields, upload);
+  ctx.state.model = quote.model.id;
+  const priceRub = formatRub(quote.priceUnits);
+  ctx.body = {
+    object: 'video.upscale.price',
+    model: quote.model.id,
+    seconds: Number(quote.info.durationSeconds.toFixed(3)),
+    input_size: `${quote.info.width}x${quote.info.height}`,
+    size: `${upscaledSide(quote.info.width, quote.factorHundredths)}x${upscaledSide(quote.info.height, quote.factorHundredths)}`,
+    price_rub: priceRub,
+    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
+  };
+};
+
+export const upscaleVideo: Handler = async (ctx, services) => {
+  const { fields, upload } = await readUpscaleRequest(ctx);
   const { job, model, deprecated } = await createVideoUpscale(services, callerOf(ctx), fields, upload);
   if (deprecated) markDeprecated(ctx, services, fields.model, model.id);
   await respondWithJob(ctx, services, job, fields);

@@ -1,41 +1,31 @@
 // API keys as both the account cabinet (its own keys, /cabinet/api/keys) and the operator
 // console (any account's keys, /admin/v1/accounts/:id/keys) show them: the form that creates
-// one (name, scopes, rate limits: requests and tokens per minute, requests at once), the panel that shows its secret once with a copy button, and
-// the table with prefix, last four, last use and state, each active key with a revoke button.
-// The pages pass in how to create and revoke, so the same pieces serve both APIs.
+// one with every control (components/key-controls.tsx), the panel that shows its secret once
+// with a copy button, and the table with prefix, last four, controls, last use and state, each
+// active key with a change dialog (components/key-change-dialog.tsx) and a revoke button.
+// The pages pass in how to create, change and revoke, so the same pieces serve both APIs.
 import { useState } from 'preact/hooks';
 import { useAction } from '../data.js';
-import { formatDateTime } from '../format.js';
+import { formatDateTime, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
+import type { CatalogModel } from '../models.js';
 import { CopyButton, ErrorMessage } from './common.js';
 import { ConfirmButton } from './confirm-button.js';
+import { KeyChangeButton } from './key-change-dialog.js';
+import { createBody, fieldLabels, KeyControlsFields, newKeyState, type KeyControlsRow } from './key-controls.js';
 
-export const scopes = ['chat', 'search', 'images', 'video', 'music', 'audio', 'embeddings'] as const;
+export { scopes } from './key-controls.js';
 
-export interface ApiKeyRow {
+export interface ApiKeyRow extends KeyControlsRow {
   id: string;
-  name: string | null;
   prefix: string;
   last4: string;
-  scopes: string[];
-  rpm: number | null;
-  tpm?: number | null;
-  max_in_flight?: number | null;
   created_at: number | string;
   last_used_at: number | string | null;
   revoked_at: number | string | null;
   purpose?: string;
-  expires_at?: number | string | null;
   /** The admin API's own verdict (`active`, `revoked`, `expired`); the cabinet's list has none. */
   status?: string;
-}
-
-export interface NewKey {
-  name: string;
-  scopes: string[];
-  rpm?: number;
-  tpm?: number;
-  max_in_flight?: number;
 }
 
 export interface CreatedKey {
@@ -44,13 +34,9 @@ export interface CreatedKey {
   name: string | null;
 }
 
-export function CreateKeyForm(props: { create: (body: NewKey) => Promise<CreatedKey>; onCreated: (created: CreatedKey) => void }) {
+export function CreateKeyForm(props: { create: (body: Record<string, unknown>) => Promise<CreatedKey>; onCreated: (created: CreatedKey) => void; models: CatalogModel[] | undefined }) {
   const { t } = useI18n();
-  const [name, setName] = useState('');
-  const [chosen, setChosen] = useState<string[]>(['chat']);
-  const [rpm, setRpm] = useState('');
-  const [tpm, setTpm] = useState('');
-  const [inFlight, setInFlight] = useState('');
+  const [state, setState] = useState(newKeyState);
   const { busy, error, run } = useAction();
   return (
     <section aria-labelledby="create-key-heading">
@@ -60,59 +46,16 @@ export function CreateKeyForm(props: { create: (body: NewKey) => Promise<Created
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
-            const body: NewKey = { name, scopes: chosen };
-            if (rpm.trim() !== '') body.rpm = Number(rpm);
-            if (tpm.trim() !== '') body.tpm = Number(tpm);
-            if (inFlight.trim() !== '') body.max_in_flight = Number(inFlight);
-            const created = await props.create(body);
-            props.onCreated({ key: created.key, name: created.name ?? name });
-            setName('');
+            const created = await props.create(createBody(state));
+            props.onCreated({ key: created.key, name: created.name ?? state.name });
+            setState(newKeyState());
           });
         }}
       >
-        <label>
-          {t('keys.name')}
-          <input type="text" name="name" value={name} required maxLength={200} onInput={(event) => setName(event.currentTarget.value)} />
-        </label>
-        <fieldset>
-          <legend>{t('keys.scopes')}</legend>
-          {scopes.map((scope) => (
-            <label key={scope} class="inline">
-              <input
-                type="checkbox"
-                name="scopes"
-                value={scope}
-                checked={chosen.includes(scope)}
-                onChange={(event) => setChosen(event.currentTarget.checked ? scopes.filter((s) => s === scope || chosen.includes(s)) : chosen.filter((s) => s !== scope))}
-              />
-              {scope}
-            </label>
-          ))}
-        </fieldset>
-        <label>
-          {t('keys.rpm')}
-          <input type="number" name="rpm" min={1} step={1} value={rpm} inputMode="numeric" onInput={(event) => setRpm(event.currentTarget.value)} aria-describedby="rpm-help" />
-        </label>
-        <p id="rpm-help" class="muted small">
-          {t('keys.rpmHelp')}
-        </p>
-        <label>
-          {t('keys.tpm')}
-          <input type="number" name="tpm" min={1} step={1} value={tpm} inputMode="numeric" onInput={(event) => setTpm(event.currentTarget.value)} aria-describedby="tpm-help" />
-        </label>
-        <p id="tpm-help" class="muted small">
-          {t('keys.tpmHelp')}
-        </p>
-        <label>
-          {t('keys.maxInFlight')}
-          <input type="number" name="max_in_flight" min={1} step={1} value={inFlight} inputMode="numeric" onInput={(event) => setInFlight(event.currentTarget.value)} aria-describedby="in-flight-help" />
-        </label>
-        <p id="in-flight-help" class="muted small">
-          {t('keys.maxInFlightHelp')}
-        </p>
-        <ErrorMessage error={error} />
+        <KeyControlsFields state={state} onChange={setState} models={props.models} idPrefix="new-key" />
+        <ErrorMessage error={error} fields={fieldLabels(t)} />
         <div>
-          <button type="submit" class="primary" disabled={busy || chosen.length === 0}>
+          <button type="submit" class="primary" disabled={busy || state.scopes.length === 0}>
             {t('keys.createButton')}
           </button>
         </div>
@@ -138,7 +81,35 @@ export function NewKeySecret(props: { created: CreatedKey; onDone: () => void })
   );
 }
 
-export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Promise<unknown>; onChanged: () => void }) {
+/** A key's controls in a few words: budget, models, addresses, expiry (— when it has none). */
+function ControlsSummary(props: { apiKey: ApiKeyRow }) {
+  const { t, language } = useI18n();
+  const key = props.apiKey;
+  const lines: string[] = [];
+  if (key.budget_rub) lines.push(t('keyControls.budgetShown', { amount: formatRub(key.budget_rub, language), period: t(`keyControls.per.${(key.budget_period ?? 'month') as 'day' | 'week' | 'month' | 'total'}`) }));
+  if (key.models) lines.push(t('keyControls.modelsShown', { models: key.models.join(', ') }));
+  if (key.allowed_ips) lines.push(t('keyControls.allowedIpsShown', { addresses: key.allowed_ips.join(', ') }));
+  if (key.expires_at !== null && key.expires_at !== undefined && !key.revoked_at && key.status !== 'expired') lines.push(t('keyControls.expiresShown', { date: formatDateTime(key.expires_at, language) }));
+  if (lines.length === 0) return <>—</>;
+  return (
+    <ul class="plain">
+      {lines.map((line) => (
+        <li key={line}>{line}</li>
+      ))}
+    </ul>
+  );
+}
+
+export function KeyTable(props: {
+  keys: ApiKeyRow[];
+  revoke: (id: string) => Promise<unknown>;
+  /** Sends a change of the key's controls (PATCH); absent: the table offers none. */
+  change?: (id: string, body: Record<string, unknown>) => Promise<unknown>;
+  /** Whether this key's controls may be changed here (the cabinet's own key may not). */
+  changeable?: (key: ApiKeyRow) => boolean;
+  models?: CatalogModel[] | undefined;
+  onChanged: () => void;
+}) {
   const { t, language } = useI18n();
   const [error, setError] = useState<unknown>(undefined);
   if (props.keys.length === 0) return <p>{t('keys.empty')}</p>;
@@ -161,6 +132,7 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
               <th scope="col" class="number">
                 {t('keys.maxInFlightShort')}
               </th>
+              <th scope="col">{t('keyControls.controls')}</th>
               <th scope="col">{t('keys.created')}</th>
               <th scope="col">{t('keys.lastUsed')}</th>
               <th scope="col">{t('keys.state')}</th>
@@ -184,6 +156,9 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
                   <td class="number">{key.rpm ?? '—'}</td>
                   <td class="number">{key.tpm ?? '—'}</td>
                   <td class="number">{key.max_in_flight ?? '—'}</td>
+                  <td>
+                    <ControlsSummary apiKey={key} />
+                  </td>
                   <td>{formatDateTime(key.created_at, language)}</td>
                   <td>{key.last_used_at ? formatDateTime(key.last_used_at, language) : t('keys.never')}</td>
                   <td>
@@ -194,6 +169,7 @@ export function KeyTable(props: { keys: ApiKeyRow[]; revoke: (id: string) => Pro
                     ) : (
                       <>
                         {t('keys.active')}{' '}
+                        {props.change && (props.changeable?.(key) ?? true) && <KeyChangeButton apiKey={key} label={label} models={props.models} change={props.change} onChanged={props.onChanged} />}{' '}
                         <ConfirmButton
                           question={t('keys.revokeConfirm', { name: label })}
                           onConfirmed={async () => {

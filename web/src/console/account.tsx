@@ -1,6 +1,7 @@
 // One account in the console (reached from the accounts list): its money and state as
 // GET /admin/v1/accounts/:id gives them, disable and enable (confirmed, with an optional
-// reason), a top-up and an adjustment, and its API keys. Every figure is the API's.
+// reason), a top-up and an adjustment, its ledger with a refund per charge, and its API keys.
+// Every figure is the API's.
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorMessage, Figure, Link, Loading, PageHeading } from '../components/common.js';
@@ -9,6 +10,7 @@ import { useLoad } from '../data.js';
 import { formatDateTime, formatRub } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 import { AccountKeys } from './account-keys.js';
+import { AccountLedger } from './account-ledger.js';
 import { MoneyForm } from './account-money.js';
 import type { AdminAccount } from './accounts.js';
 import { UsersTable } from './users.js';
@@ -47,6 +49,7 @@ export function AccountPage(props: { params: Record<string, string> }) {
           <AccountState account={data} onChanged={account.reload} />
           <MoneyForm accountId={data.id} operation="topup" onDone={account.reload} />
           <MoneyForm accountId={data.id} operation="adjust" onDone={account.reload} />
+          <AccountLedger accountId={data.id} balanceRub={data.balance_rub} onRefunded={account.reload} />
           <AccountKeys accountId={data.id} />
           <UsersTable accountId={data.id} headingId="account-members-heading" heading={t('console.users.members')} />
         </>

@@ -1,7 +1,8 @@
-// API keys: create one with scopes and a rate limit (its secret shown once, with a copy
-// button), list them with prefix, last four and last use, revoke — the shared pieces of
-// components/api-keys.tsx over /cabinet/api/keys; and the account's webhook signing secret,
-// shown on request and rotated.
+// API keys: create one with every control the operator's CLI offers (scopes, budget, models
+// picked from the catalog, expiry, addresses, limits; its secret shown once, with a copy
+// button), list them with prefix, last four, controls and last use, change a key's controls,
+// revoke — the shared pieces of components/api-keys.tsx over /cabinet/api/keys; and the
+// account's webhook signing secret, shown on request and rotated.
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { CreateKeyForm, KeyTable, NewKeySecret, type ApiKeyRow, type CreatedKey } from '../components/api-keys.js';
@@ -9,17 +10,20 @@ import { CopyButton, ErrorMessage, Loading, PageHeading } from '../components/co
 import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { useI18n } from '../i18n/index.js';
+import { loadModels } from '../models.js';
 import { isOwner, useSession } from '../session-context.js';
 
 export function KeysPage() {
   const { t } = useI18n();
   const keys = useLoad(() => api<{ data: ApiKeyRow[] }>('/cabinet/api/keys'), []);
+  const models = useLoad(loadModels, []);
   const [created, setCreated] = useState<CreatedKey | undefined>(undefined);
   return (
     <>
       <PageHeading title={t('keys.title')} />
       <CreateKeyForm
         create={(body) => api<CreatedKey>('/cabinet/api/keys', { method: 'POST', body })}
+        models={models.data}
         onCreated={(secret) => {
           setCreated(secret);
           keys.reload();
@@ -30,7 +34,17 @@ export function KeysPage() {
         <h2 id="keys-heading">{t('keys.list')}</h2>
         <ErrorMessage error={keys.error} />
         {keys.loading && !keys.data && <Loading />}
-        {keys.data && <KeyTable keys={keys.data.data} revoke={(id) => api(`/cabinet/api/keys/${encodeURIComponent(id)}/revoke`, { method: 'POST' })} onChanged={keys.reload} />}
+        {keys.data && (
+          <KeyTable
+            keys={keys.data.data}
+            revoke={(id) => api(`/cabinet/api/keys/${encodeURIComponent(id)}/revoke`, { method: 'POST' })}
+            change={(id, body) => api(`/cabinet/api/keys/${encodeURIComponent(id)}`, { method: 'PATCH', body })}
+            // The key the cabinet itself acts through is not the customer's to restrict.
+            changeable={(key) => key.purpose !== 'cabinet'}
+            models={models.data}
+            onChanged={keys.reload}
+          />
+        )}
       </section>
       <WebhookSecret />
     </>

@@ -1,7 +1,9 @@
 // Playground: chat with any enabled text model, streamed (the reasoning, when the model gives
 // one, folded in a <details>), and image generation whose price is quoted by the server before
-// the call is offered. Both go through the cabinet's routes, which run the /v1 handlers with
-// the account's cabinet key: the charge lands in the history at once.
+// the call is offered; then videos, video upscales and music (jobs: playground-video.tsx,
+// playground-audio.tsx), speech and transcriptions, each quoted the same way. All go through
+// the cabinet's routes, which run the /v1 handlers with the account's cabinet key: the charge
+// lands in the history at once (a job's when it ends), and the media in the gallery.
 import { useMemo, useState } from 'preact/hooks';
 import { api, send } from '../api.js';
 import { ErrorMessage, Link, Loading, PageHeading } from '../components/common.js';
@@ -10,6 +12,9 @@ import { formatRub, formatUsd } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 import { capabilityList, loadModels, type CatalogModel } from '../models.js';
 import { readEvents } from '../sse.js';
+import { OptionalChoice } from '../components/playground-parts.js';
+import { MusicGeneration, SpeechGeneration, Transcription } from './playground-audio.js';
+import { VideoGeneration, VideoUpscale } from './playground-video.js';
 
 export function PlaygroundPage() {
   const { t } = useI18n();
@@ -23,6 +28,11 @@ export function PlaygroundPage() {
         <div class="playground">
           <Chat models={models.data.filter((model) => (model.type === 'text' || model.type === 'search') && model.capabilities?.decisions !== true)} />
           <ImageGeneration models={models.data.filter((model) => model.type === 'image' && 'per_image' in model.pricing && !model.id.includes('upscale'))} />
+          <VideoGeneration models={models.data.filter((model) => model.type === 'video' && 'per_second' in model.pricing)} />
+          <VideoUpscale models={models.data.filter((model) => model.type === 'video' && 'per_megapixel_second' in model.pricing)} />
+          <MusicGeneration models={models.data.filter((model) => model.type === 'music')} />
+          <SpeechGeneration models={models.data.filter((model) => model.type === 'tts')} />
+          <Transcription models={models.data.filter((model) => model.type === 'stt')} />
         </div>
       )}
     </>
@@ -177,25 +187,6 @@ interface ImageRequest {
   n: number;
   size?: string;
   quality?: string;
-}
-
-/** A choice the model may offer (effort, size, quality): absent when it offers none; empty means the default. */
-function OptionalChoice(props: { label: string; choices: readonly string[]; value: string; onChange: (value: string) => void }) {
-  const { t } = useI18n();
-  if (props.choices.length === 0) return null;
-  return (
-    <label>
-      {props.label}
-      <select value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
-        <option value="">{t('playground.default')}</option>
-        {props.choices.map((value) => (
-          <option key={value} value={value}>
-            {value}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 function ImageGeneration(props: { models: CatalogModel[] }) {
