@@ -17,7 +17,7 @@ export type CabinetSettings = Config['cabinet'];
 /** Unknown, expired or already used: one error, one message, so a guesser learns nothing. */
 export class LoginLinkInvalidError extends Error {
   constructor() {
-    super('This login link is invalid, expired or already used. Ask the operator for a new one (gateway cabinet link).');
+    super('This login link is invalid, expired or already used. Sign in on the login page (/cabinet/login), or ask the operator for a new link.');
     this.name = 'LoginLinkInvalidError';
   }
 }

@@ -205,6 +205,15 @@ export class CabinetSessions {
     return { session };
   }
 
+  /**
+   * Ends the session a browser's cookie names, if it is one (a login ends the browser's previous
+   * session: the id is renewed, never carried over). Returns whether one was ended.
+   */
+  async endByCookie(cookieToken: string | undefined): Promise<boolean> {
+    if (!isSecretOf('gws_', cookieToken)) return false;
+    return (await this.db('cabinet_sessions').where({ token_hash: hashSecret(cookieToken) }).whereNull('revoked_at').update({ revoked_at: this.now() })) > 0;
+  }
+
   /** Ends the session (logout): its cookie is refused from the next request. */
   async end(id: string): Promise<void> {
     await this.db('cabinet_sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: this.now() });

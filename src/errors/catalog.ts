@@ -225,7 +225,7 @@ export const errorCatalog = {
   // Web cabinet and admin API (issue 17; docs/cabinet.md)
   session_required: {
     status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
-    description: 'a cabinet route without a live session cookie (none, unknown, revoked or logged out): log in with a new link (`gateway cabinet link`)',
+    description: 'a cabinet route without a live session cookie (none, unknown, revoked or logged out): log in on the login page, or with a new link from the operator (`gateway cabinet link`)',
   },
   session_expired: {
     status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
@@ -245,7 +245,7 @@ export const errorCatalog = {
   },
   forbidden: {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
-    description: 'a session of the wrong kind: an operator session on an account cabinet route, or an account session on the admin API',
+    description: "a session of the wrong kind: an operator session on an account cabinet route, an account session on the admin API, or an operator's link session (no user) changing a user's password or email",
   },
   owner_required: {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
@@ -272,6 +272,51 @@ export const errorCatalog = {
     status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
     description: 'the SMTP server of `email` refused the message or could not be reached; nothing was kept (the message names neither the server nor its password)',
   },
+  // Email and password accounts (issue 31; docs/cabinet.md, "Sign-up and login")
+  signup_closed: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a sign-up while `cabinet.signup` is `closed`: only the operator makes accounts; nothing was kept',
+  },
+  invite_required: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a sign-up without `invite_code` while `cabinet.signup` is `invite`; nothing was kept',
+  },
+  invite_invalid: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a sign-up whose invite code is unknown, expired, revoked or already used (one message for all; the same whether or not the email has an account)',
+  },
+  email_unavailable: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'sign-up, password reset or email change while `email` is not configured (the login page does not offer them then)',
+  },
+  email_link_invalid: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'an email link (verification, password reset, email change) that is unknown, expired or already used (one message for all three)',
+  },
+  login_failed: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'a password login with an unknown email or a wrong password (one answer for both, in the same time)',
+  },
+  email_not_verified: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'the right password for an address not confirmed yet: a new confirmation link was sent; no session',
+  },
+  user_disabled: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'the right password of a user the operator disabled; no session',
+  },
+  user_without_account: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'the right password of a user who is a member of no account any more; no session',
+  },
+  current_password_wrong: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a password or email change whose `current`/`password` is not the user\'s password: nothing changed',
+  },
+  email_taken: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'an email change link followed after another user took that address: nothing changed',
+  },
   metrics_unauthorized: {
     status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
     description: '`GET /metrics` without the Bearer token of `metrics.token_env`, or with another one',
@@ -286,7 +331,7 @@ export const errorCatalog = {
   },
   login_rate_limited: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
-    description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`); integer `Retry-After`',
+    description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`; sign-ups and reset requests count too) or for this email (`cabinet.login_attempts_per_email_per_minute`); the right password is refused too until `Retry-After` (integer seconds)',
   },
   // 429
   rate_limit_exceeded: {

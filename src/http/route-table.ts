@@ -37,6 +37,7 @@ import { currentSession, login, loginOptions, logout, rootRedirect } from './rou
 import { switchAccount } from './routes/cabinet-account-switch.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
 import { joinAccount } from './routes/cabinet-join.js';
+import { changeEmail, changePassword, confirmPasswordReset, passwordLogin, requestPasswordReset, signUp, verifyEmailLink } from './routes/cabinet-password.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret, updateCabinetKey } from './routes/cabinet-keys.js';
 import { changeMemberRole, inviteMember, listMembers, removeMember } from './routes/cabinet-members.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
@@ -99,6 +100,14 @@ export const routeTable: readonly RouteDefinition[] = [
   // Following an invitation and switching accounts: with a user's session or, for a join, none (cabinet-join.ts).
   { method: 'POST', path: '/cabinet/api/join', auth: 'none', scope: null, body: 'json', handler: joinAccount },
   { method: 'POST', path: '/cabinet/api/session/account', auth: 'none', scope: null, body: 'json', handler: switchAccount },
+  // Email and password accounts (src/http/routes/cabinet-password.ts): public but for the last two.
+  { method: 'POST', path: '/cabinet/api/signup', auth: 'none', scope: null, body: 'json', handler: signUp },
+  { method: 'POST', path: '/cabinet/api/verify-email', auth: 'none', scope: null, body: 'json', handler: verifyEmailLink },
+  { method: 'POST', path: '/cabinet/api/login/password', auth: 'none', scope: null, body: 'json', handler: passwordLogin },
+  { method: 'POST', path: '/cabinet/api/password-reset', auth: 'none', scope: null, body: 'json', handler: requestPasswordReset },
+  { method: 'POST', path: '/cabinet/api/password-reset/confirm', auth: 'none', scope: null, body: 'json', handler: confirmPasswordReset },
+  { method: 'POST', path: '/cabinet/api/password', auth: 'session', scope: null, body: 'json', handler: changePassword },
+  { method: 'POST', path: '/cabinet/api/email', auth: 'session', scope: null, body: 'json', handler: changeEmail },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },

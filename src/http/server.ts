@@ -18,6 +18,7 @@ import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { ConfigError } from '../config/load.js';
+import { decoyPasswordHash } from '../users/password.js';
 import { createApp } from './app.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { answerParserRefusals } from './parser-refusals.js';
@@ -41,6 +42,16 @@ export async function startServer(
   // A metrics token named but unusable would leave /metrics without it: refuse to start instead.
   const metricsSettings = services.config.metrics;
   if (metricsSettings.tokenProblem !== undefined) throw new ConfigError('the environment', [metricsSettings.tokenProblem]);
+  // Email named but its SMTP URL unset would hide sign-up without a word: refuse to start instead.
+  const email = services.config.email;
+  if (email !== undefined && email.smtpUrl === undefined) {
+    throw new ConfigError('the environment', [
+      `email.smtp_url_env names ${email.smtpUrlEnv}, which is not set in this process's environment: set it to the SMTP server's URL (smtp://user:password@host:587), or remove email`,
+    ]);
+  }
+  if (email === undefined) services.logger.info('email is not configured: sign-up, password login and password reset by email are unavailable (docs/configuration.md, "Email")');
+  // The decoy hash unknown emails are checked against, made now: else the first unknown address would take two hashes' time.
+  else void decoyPasswordHash();
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
   const metricsListen = metricsSettings.listen;

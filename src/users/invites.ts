@@ -102,6 +102,21 @@ export class Invites {
     });
   }
 
+  /**
+   * Whether a code would be accepted now, without spending it: a sign-up of an address that
+   * already has a user spends nothing, yet must refuse a wrong code as a new address's would.
+   */
+  async isUsable(code: unknown): Promise<boolean> {
+    if (!isSecretOf('gwi_', code)) return false;
+    const row = await this.db('invites')
+      .where({ code_hash: hashSecret(code) })
+      .whereNull('used_at')
+      .whereNull('revoked_at')
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', this.now()))
+      .first('id');
+    return row !== undefined;
+  }
+
   /** Spends a code for `userId`, in the sign-up's transaction; InviteInvalidError when it cannot be. */
   async consume(trx: Knex.Transaction, code: unknown, userId: string): Promise<Invite> {
     if (!isSecretOf('gwi_', code)) throw new InviteInvalidError();

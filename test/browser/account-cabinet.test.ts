@@ -199,10 +199,11 @@ testInBrowser('a cookie-authenticated change without the CSRF token is refused (
   t.is(await page.evaluate(() => (globalThis as any).document.documentElement.lang), 'en');
   t.is(await balance.innerText(), '1,234.5600\u00a0₽', 'English: comma between thousands, decimal point');
 
-  // Signing out ends the session: the next load shows how to sign in.
+  // Signing out ends the session: the next load points to the login page, and names no command a customer cannot run.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Not signed in' }).waitFor();
-  t.true((await page.locator('main').innerText()).includes('gateway cabinet link --account NAME'));
+  t.is(await page.getByRole('link', { name: 'Go to sign in' }).getAttribute('href'), '/cabinet/login');
+  t.false((await page.locator('main').innerText()).includes('gateway cabinet'), 'no command');
   t.deepEqual(errors, []);
 });
 

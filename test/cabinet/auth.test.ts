@@ -68,21 +68,21 @@ const linkInvalid = {
   status: 401,
   code: 'login_link_invalid',
   type: 'authentication_error',
-  message: 'This login link is invalid, expired or already used. Ask the operator for a new one (gateway cabinet link).',
+  message: 'This login link is invalid, expired or already used. Sign in on the login page (/cabinet/login), or ask the operator for a new link.',
   param: 'token',
 };
 const sessionRequired = {
   status: 401,
   code: 'session_required',
   type: 'authentication_error',
-  message: 'Log in to the cabinet first: this request has no live session. Open a login link from the operator (gateway cabinet link).',
+  message: 'Log in to the cabinet first: this request has no live session. Sign in on the login page (/cabinet/login), or ask the operator for a login link.',
   param: null,
 };
 const sessionExpired = {
   status: 401,
   code: 'session_expired',
   type: 'authentication_error',
-  message: 'Your cabinet session has expired. Log in again with a new link (gateway cabinet link).',
+  message: 'Your cabinet session has expired. Sign in again on the login page (/cabinet/login), or ask the operator for a new login link.',
   param: null,
 };
 const csrfInvalid = {

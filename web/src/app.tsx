@@ -8,6 +8,7 @@ import { I18nProvider, languages, useI18n, type Language } from './i18n/index.js
 import { accountPages } from './pages/account-pages.js';
 import { JoinPage } from './pages/join.js';
 import { LoginPage, SignedOutPage } from './pages/login.js';
+import { publicPages } from './pages/public-pages.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { findPage, type PageDefinition } from './pages/registry.js';
 import { navigate, usePagePath } from './router.js';
@@ -28,8 +29,11 @@ function Shell() {
   /** undefined: not known yet; null: nobody is signed in. */
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
+  // Sign-up, forgotten password and the pages of email links: shown whether or not anyone is
+  // signed in, without asking (a visitor's 401 would be a console error on every such page).
+  const publicPage = findPage(publicPages, path);
   useEffect(() => {
-    if (path === '/login') return; // the login page finds its session by redeeming the link
+    if (path === '/login' || publicPage) return; // the login page finds its session by redeeming the link (or a password)
     loadSession().then(setSession, setError);
   }, []);
 
@@ -56,6 +60,9 @@ function Shell() {
         }}
       />
     );
+  } else if (publicPage) {
+    const Page = publicPage.page.component;
+    content = <Page key={publicPage.page.path} params={publicPage.params} />;
   } else if (error !== undefined) content = <ErrorMessage error={error} />;
   else if (session === undefined) content = <Loading />;
   else if (session === null) content = <SignedOutPage />;
@@ -77,6 +84,7 @@ function Shell() {
         {session && <Navigation pages={pages} current={path} />}
         <div class="session">
           {session && <span class="who">{session.kind === 'admin' ? t('app.operator') : session.account?.name}</span>}
+          {session?.user && <Link to="/profile">{t('password.profile.title')}</Link>}
           <LanguageSwitch />
           {session && (
             <button

@@ -13,9 +13,9 @@ import type { ServerServices } from '../../services.js';
 import type { Context, SessionState } from '../state.js';
 
 export const sessionRequired = () =>
-  new GatewayError('session_required', 'Log in to the cabinet first: this request has no live session. Open a login link from the operator (gateway cabinet link).');
+  new GatewayError('session_required', 'Log in to the cabinet first: this request has no live session. Sign in on the login page (/cabinet/login), or ask the operator for a login link.');
 
-export const sessionExpired = () => new GatewayError('session_expired', 'Your cabinet session has expired. Log in again with a new link (gateway cabinet link).');
+export const sessionExpired = () => new GatewayError('session_expired', 'Your cabinet session has expired. Sign in again on the login page (/cabinet/login), or ask the operator for a new login link.');
 
 export const csrfTokenInvalid = () =>
   new GatewayError('csrf_token_invalid', 'Missing or wrong x-csrf-token header: send the csrf_token of GET /cabinet/api/session. Nothing was done.');

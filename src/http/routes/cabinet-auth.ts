@@ -12,7 +12,7 @@
 // - GET / → 302 /cabinet/ (the page).
 import { z } from 'zod';
 import { CacheUnavailableError, reconnectCapMs } from '../../cache/redis-connection.js';
-import { cookieIsSecure, clearedSessionCookie, sessionCookie } from '../../cabinet/cookie.js';
+import { cookieIsSecure, clearedSessionCookie, readSessionCookie, sessionCookie } from '../../cabinet/cookie.js';
 import { LoginLinkInvalidError } from '../../cabinet/login-links.js';
 import type { CabinetSession } from '../../cabinet/sessions.js';
 import type { Membership } from '../../users/account-members.js';
@@ -67,11 +67,16 @@ export const loginOptions: Handler = (ctx, services) => {
 /** Over TLS: to this process, or to a proxy of server.trusted_proxies that says so (X-Forwarded-Proto). */
 export const secureCookie = (ctx: Context, services: ServerServices) => cookieIsSecure(services.cabinet.settings.publicUrl, ctx.clientAddresses.secure(ctx.req));
 
-async function admitLoginAttempt(ctx: Context, services: ServerServices): Promise<void> {
-  const limit = services.cabinet.settings.loginAttemptsPerMinute;
+/**
+ * Admits one attempt under a login limit (the project's rate limiter, so it holds across
+ * instances sharing Redis), else 429 login_rate_limited with Retry-After. `key` names the
+ * bucket: `cabinet-login:<client address>` (link and password logins, sign-ups and reset
+ * requests share it) or `cabinet-login-email:<digest>` (password logins of one email).
+ */
+export async function admitAttempt(services: ServerServices, key: string, limit: number, what: string): Promise<void> {
   let decision;
   try {
-    decision = await services.rateLimiter.consume(`cabinet-login:${ctx.clientAddresses.of(ctx.req) ?? 'unknown'}`, limit);
+    decision = await services.rateLimiter.consume(key, limit);
   } catch (error) {
     if (!(error instanceof CacheUnavailableError)) throw error;
     throw new GatewayError('rate_limiter_unavailable', 'The rate limiter is unavailable (its Redis does not answer); nothing was done. Retry shortly.', {
@@ -80,10 +85,22 @@ async function admitLoginAttempt(ctx: Context, services: ServerServices): Promis
   }
   if (!decision.allowed) {
     const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
-    throw new GatewayError('login_rate_limited', `Too many login attempts from this address: ${limit} per minute. Retry in ${retryAfterSeconds} s.`, {
+    throw new GatewayError('login_rate_limited', `Too many login attempts ${what}: ${limit} per minute. Retry in ${retryAfterSeconds} s.`, {
       headers: { 'retry-after': String(retryAfterSeconds) },
     });
   }
+}
+
+/** The per-address limit (cabinet.login_attempts_per_minute). */
+export const admitLoginAttempt = (ctx: Context, services: ServerServices) =>
+  admitAttempt(services, `cabinet-login:${ctx.clientAddresses.of(ctx.req) ?? 'unknown'}`, services.cabinet.settings.loginAttemptsPerMinute, 'from this address');
+
+/** Sets the new session's cookie and ends the browser's previous session, if it sent one: a login never keeps a session id. */
+export async function startSession(ctx: Context, services: ServerServices, opened: { session: CabinetSession; cookieToken: string }): Promise<void> {
+  await services.cabinet.sessions.endByCookie(readSessionCookie(ctx.get('cookie')));
+  ctx.set('set-cookie', sessionCookie(opened.cookieToken, opened.session.expiresAt, services.now(), secureCookie(ctx, services)));
+  ctx.set('cache-control', 'no-store');
+  ctx.body = presentSession(opened.session);
 }
 
 export const login: Handler = async (ctx, services) => {
@@ -99,10 +116,7 @@ export const login: Handler = async (ctx, services) => {
     if (error instanceof LoginLinkInvalidError) throw new GatewayError('login_link_invalid', error.message, { param: 'token' });
     throw error;
   }
-  const { session, cookieToken } = opened;
-  ctx.set('set-cookie', sessionCookie(cookieToken, session.expiresAt, services.now(), secureCookie(ctx, services)));
-  ctx.set('cache-control', 'no-store');
-  ctx.body = presentSession(session);
+  await startSession(ctx, services, opened);
 };
 
 export const logout: Handler = async (ctx, services) => {

@@ -7,6 +7,7 @@ import { MembersPage } from './members.js';
 import { ModelsPage } from './models.js';
 import { OverviewPage } from './overview.js';
 import { PlaygroundPage } from './playground.js';
+import { ProfilePage } from './profile.js';
 import type { PageDefinition } from './registry.js';
 
 export const accountPages: readonly PageDefinition[] = [
@@ -18,4 +19,6 @@ export const accountPages: readonly PageDefinition[] = [
   { path: '/playground', title: 'nav.playground', nav: true, component: PlaygroundPage },
   { path: '/models', title: 'nav.models', nav: true, component: ModelsPage },
   { path: '/members', title: 'nav.members', nav: true, component: MembersPage },
+  // The user's password and email (linked from the header, for sessions of a user).
+  { path: '/profile', title: 'password.profile.title', nav: false, component: ProfilePage },
 ];
