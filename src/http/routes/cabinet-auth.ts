@@ -100,7 +100,7 @@ export async function startSession(ctx: Context, services: ServerServices, opene
   await services.cabinet.sessions.endByCookie(readSessionCookie(ctx.get('cookie')));
   ctx.set('set-cookie', sessionCookie(opened.cookieToken, opened.session.expiresAt, services.now(), secureCookie(ctx, services)));
   ctx.set('cache-control', 'no-store');
-  ctx.body = presentSession(opened.session);
+  ctx.body = await presentSessionWithAccounts(opened.session, services);
 }
 
 export const login: Handler = async (ctx, services) => {
