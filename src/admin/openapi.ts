@@ -15,7 +15,7 @@ export interface AdminOperation {
   /** As the route table writes it (`:id` parameters). */
   readonly path: string;
   readonly operationId: string;
-  readonly tag: 'accounts' | 'keys' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
+  readonly tag: 'accounts' | 'users' | 'keys' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
   readonly summary: string;
   /** The admin token scope the route needs (as its route table row says); null only for the public document. */
   readonly scope: AdminScope | null;
@@ -45,6 +45,10 @@ export const adminOperations: readonly AdminOperation[] = [
   { method: 'POST', path: `${account}/keys`, operationId: 'createKey', tag: 'keys', scope: 'keys', summary: 'Create an API key; its secret is in this answer only (audited: key.create)', body: schemas.createKeyBody, success: { status: 201, schema: schemas.createdKey, description: 'the key with its secret' }, errors: ['validation_error', 'not_found'] },
   { method: 'PATCH', path: '/admin/v1/keys/:id', operationId: 'updateKey', tag: 'keys', scope: 'keys', summary: "Change a key's controls (scopes, name, rpm, tpm, max_in_flight, expiry, models, allowed_ips, budget) without reissuing its secret; what the body leaves out stays. Seen from the key's next request in every process (audited: key.update, with what changed)", body: schemas.updateKeyBody, success: { status: 200, schema: schemas.updatedKey, description: 'the key as it is now, and which controls changed' }, errors: ['validation_error', 'not_found'] },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', operationId: 'revokeKey', tag: 'keys', scope: 'keys', summary: 'Revoke an API key: refused from its next request (audited: key.revoke, once)', success: { status: 200, schema: schemas.apiKey, description: 'the key; a second revocation keeps the first time' }, errors: ['not_found'] },
+  { method: 'GET', path: '/admin/v1/users', operationId: 'listUsers', tag: 'users', scope: 'accounts', summary: "The users who log in to the cabinet (never a password), oldest first; ?account= only that account's members", query: schemas.usersQuery, success: { status: 200, schema: schemas.userList, description: 'the users' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/users/:id', operationId: 'showUser', tag: 'users', scope: 'accounts', summary: 'One user with the accounts they act for and their role in each', success: { status: 200, schema: schemas.userDetail, description: 'the user' }, errors: ['not_found'] },
+  { method: 'POST', path: '/admin/v1/users/:id/disable', operationId: 'disableUser', tag: 'users', scope: 'accounts', summary: "Disable a user: their sessions end at once and they cannot log in; their accounts keep working for the other members (audited: user.disable)", success: { status: 200, schema: schemas.userChange, description: 'the user; changed: false when they were already disabled (no audit row)' }, errors: ['not_found'] },
+  { method: 'POST', path: '/admin/v1/users/:id/enable', operationId: 'enableUser', tag: 'users', scope: 'accounts', summary: 'Enable a disabled user (audited: user.enable)', success: { status: 200, schema: schemas.userChange, description: 'the user; changed: false when they were not disabled (no audit row)' }, errors: ['not_found'] },
   { method: 'GET', path: '/admin/v1/request-log', operationId: 'listRequestLog', tag: 'requests', scope: 'read', summary: "The request log, newest first, with each failure's error and upstream status", query: schemas.requestLogQuery, success: { status: 200, schema: schemas.requestLogPage, description: 'one page; pass next_cursor as cursor for the next' }, errors: ['validation_error', 'not_found'] },
   { method: 'GET', path: '/admin/v1/jobs', operationId: 'listJobs', tag: 'jobs', scope: 'read', summary: 'Async jobs (videos, upscales, music) of every account, newest first', query: schemas.jobsQuery, success: { status: 200, schema: schemas.jobList, description: 'the jobs; has_more: more beyond limit' }, errors: ['validation_error', 'not_found'] },
   { method: 'POST', path: '/admin/v1/jobs/:id/cancel', operationId: 'cancelJob', tag: 'jobs', scope: 'money', summary: 'Cancel a queued or running job: its hold released, nothing charged (audited: job.cancel)', success: { status: 200, schema: schemas.cancelledJob, description: "the job as `gateway jobs show` prints it, and cancelled: true" }, errors: ['not_found', 'job_already_ended'] },
@@ -126,6 +130,7 @@ export function openApiDocument(version: string): JsonSchema {
     security: [{ adminToken: [] }, { adminSession: [] }],
     tags: [
       { name: 'accounts' },
+      { name: 'users', description: "the people who log in to the cabinet and the accounts they act for; scope accounts, reads included (addresses are personal data)" },
       { name: 'keys' },
       { name: 'requests' },
       { name: 'jobs' },

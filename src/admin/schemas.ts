@@ -58,6 +58,31 @@ export const accountDetail = account.extend({ webhook_secret: z.string(), keys: 
 export const accountChange = account.extend({ changed: z.boolean().describe('false: it was already so, nothing written') });
 export const accountList = z.strictObject({ object: z.literal('list'), data: z.array(account), has_more: z.literal(false) });
 
+// ── users (issue 31: the people who log in to the cabinet) ───────────────────────────────────
+
+export const user = z.strictObject({
+  id: z.string(),
+  email: z.string().nullable(),
+  email_verified: z.boolean(),
+  name: z.string().nullable(),
+  locale: z.enum(['ru', 'en']),
+  has_password: z.boolean().describe('whether the user can log in with a password (else only through OIDC or Telegram)'),
+  state: z.enum(['enabled', 'disabled']),
+  created_at: isoTime,
+  last_login_at: nullableIso,
+  disabled_at: nullableIso,
+});
+export const userList = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(user.extend({ role: z.enum(['owner', 'member']).optional().describe("with ?account=: the user's role in that account") })),
+  has_more: z.literal(false),
+});
+export const usersQuery = z.object({ account: z.string().max(200).optional().describe("an account id or name: only that account's members") });
+export const userDetail = user.extend({
+  memberships: z.array(z.strictObject({ account_id: z.string(), account_name: z.string(), role: z.enum(['owner', 'member']), joined_at: isoTime })).describe('the accounts the user acts for, oldest first'),
+});
+export const userChange = user.extend({ changed: z.boolean().describe('false: it was already so, nothing written') });
+
 export const createAccountBody = z.object({ name: z.string().min(1).max(200).describe('unique; letters, digits, spaces or ._@- , not starting with "acc_"') });
 export const reasonBody = z.object({ reason: z.string().max(500).nullish().describe('why (kept with the account and in the audit log)') });
 export const topupBody = z.object({

@@ -5,6 +5,8 @@ import type { ApiKey } from '../auth/api-keys.js';
 import type { CorrectionResult, RefundResult } from '../billing/corrections.js';
 import type { BalanceSummary } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
+import type { Membership } from '../users/account-members.js';
+import type { User } from '../users/users.js';
 import { isoTime } from '../util/iso-time.js';
 
 export function presentAccount(account: Account, options: { withSecret?: boolean } = {}) {
@@ -20,6 +22,27 @@ export function presentAccount(account: Account, options: { withSecret?: boolean
     disabled_reason: account.disabledReason,
     ...(options.withSecret ? { webhook_secret: account.webhookSecret } : {}),
   };
+}
+
+/** A user as `gateway users ls --json` and /admin/v1/users show them (never the password hash). */
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    email_verified: user.emailVerifiedAt !== null,
+    name: user.name,
+    locale: user.locale,
+    has_password: user.hasPassword,
+    state: user.disabledAt === null ? 'enabled' : 'disabled',
+    created_at: isoTime(user.createdAt),
+    last_login_at: isoTime(user.lastLoginAt),
+    disabled_at: isoTime(user.disabledAt),
+  };
+}
+
+/** A user with the accounts they act for (`gateway users show`, GET /admin/v1/users/{id}). */
+export function presentUserDetail(user: User, memberships: readonly Membership[]) {
+  return { ...presentUser(user), memberships: memberships.map((membership) => ({ account_id: membership.accountId, account_name: membership.accountName, role: membership.role, joined_at: isoTime(membership.createdAt) })) };
 }
 
 export function presentKey(apiKey: ApiKey) {

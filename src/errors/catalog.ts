@@ -251,6 +251,27 @@ export const errorCatalog = {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: "a member's session on a cabinet route for the account's owners (moving money, managing members, changing the account's details): nothing was done",
   },
+  // Members of an account (issue 31; docs/cabinet.md, "Members")
+  join_link_invalid: {
+    status: 401, type: 'authentication_error', retryable: null, seenIn: 'http',
+    description: 'an invitation (join) link that is unknown, expired or already used (one message for all three)',
+  },
+  join_login_required: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'an invitation link followed without a session for an address that already has a user: log in, then open the link again (nothing was done; the link stays valid)',
+  },
+  already_member: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'inviting an address whose user is a member of the account already, or following an invitation to an account one is a member of',
+  },
+  last_owner: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: "demoting or removing the account's only owner: an account keeps at least one (nothing was done)",
+  },
+  email_send_failed: {
+    status: 503, type: 'server_error', anthropicType: 'api_error', retryable: true, seenIn: 'http',
+    description: 'the SMTP server of `email` refused the message or could not be reached; nothing was kept (the message names neither the server nor its password)',
+  },
   // Email and password accounts (issue 31; docs/cabinet.md, "Sign-up and login")
   signup_closed: {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',

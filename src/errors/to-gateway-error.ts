@@ -24,6 +24,8 @@ import { JobAlreadyEndedError, JobNotFoundError } from '../jobs/present.js';
 import { ContextWindowExceededError } from '../pipeline/context-window.js';
 import { BlobMissingError, BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { FileNotFoundError, QuotaExceededError } from '../storage/files.js';
+import { AlreadyMemberError, JoinNeedsLoginError, LastOwnerError, MemberNotFoundError } from '../users/memberships.js';
+import { UserNotFoundError } from '../users/users.js';
 import { InfrastructureError } from '../util/infrastructure-error.js';
 import { InvalidCursorError } from '../util/invalid-cursor-error.js';
 import { RequestValidationError } from '../validation/zod-details.js';
@@ -65,6 +67,11 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof AlreadyRefundedError) return new GatewayError('already_refunded', error.message);
   if (error instanceof ChargeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof AccountNotFoundError || error instanceof KeyNotFoundError || error instanceof JobNotFoundError || error instanceof InviteNotFoundError) return new GatewayError('not_found', error.message);
+  // Members and users (src/users/memberships.ts): the cabinet's members page and the admin API.
+  if (error instanceof UserNotFoundError || error instanceof MemberNotFoundError) return new GatewayError('not_found', error.message);
+  if (error instanceof LastOwnerError) return new GatewayError('last_owner', `An account keeps at least one owner: make another member an owner first. Nothing was changed.`);
+  if (error instanceof AlreadyMemberError) return new GatewayError('already_member', `${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`);
+  if (error instanceof JoinNeedsLoginError) return new GatewayError('join_login_required', 'This address already has a user: log in first, then open the invitation link again. The link is still valid.');
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }
 

@@ -32,12 +32,16 @@ import { adminOpenApi } from './routes/admin-openapi.js';
 import { createInvites, listInvites, revokeInvite } from './routes/admin-invites.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
+import { disableUser, enableUser, listUsers, showUser } from './routes/admin-users.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
 import { currentSession, login, loginOptions, logout, rootRedirect } from './routes/cabinet-auth.js';
+import { switchAccount } from './routes/cabinet-account-switch.js';
 import { cabinetHistory } from './routes/cabinet-history.js';
+import { joinAccount } from './routes/cabinet-join.js';
 import { changeEmail, changePassword, confirmPasswordReset, passwordLogin, requestPasswordReset, signUp, verifyEmailLink } from './routes/cabinet-password.js';
 import { oidcCallback, oidcStart, telegramCallback } from './routes/cabinet-outside-login.js';
 import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecret, showWebhookSecret, updateCabinetKey } from './routes/cabinet-keys.js';
+import { changeMemberRole, inviteMember, listMembers, removeMember } from './routes/cabinet-members.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
@@ -95,6 +99,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/logout', auth: 'none', scope: null, handler: logout },
   { method: 'GET', path: '/cabinet/api/session', auth: 'none', scope: null, handler: currentSession },
   { method: 'GET', path: '/cabinet/api/login-options', auth: 'none', scope: null, handler: loginOptions },
+  // Following an invitation and switching accounts: with a user's session or, for a join, none (cabinet-join.ts).
+  { method: 'POST', path: '/cabinet/api/join', auth: 'none', scope: null, body: 'json', handler: joinAccount },
+  { method: 'POST', path: '/cabinet/api/session/account', auth: 'none', scope: null, body: 'json', handler: switchAccount },
   // Email and password accounts (src/http/routes/cabinet-password.ts): public but for the last two.
   { method: 'POST', path: '/cabinet/api/signup', auth: 'none', scope: null, body: 'json', handler: signUp },
   { method: 'POST', path: '/cabinet/api/verify-email', auth: 'none', scope: null, body: 'json', handler: verifyEmailLink },
@@ -170,6 +177,11 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/cabinet/api/keys/:id/revoke', auth: 'session', scope: null, handler: revokeCabinetKey },
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
   { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
+  // The account's members (cabinet-members.ts): everyone sees them, owners change them.
+  { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
+  { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
+  { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },
+  { method: 'DELETE', path: '/cabinet/api/members/:userId', auth: 'session', scope: null, owner: true, handler: removeMember },
   // The playground: the /v1 handlers themselves.
   { method: 'POST', path: '/cabinet/api/chat/completions', auth: 'session', scope: 'chat', body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
   { method: 'POST', path: '/cabinet/api/images/price', auth: 'session', scope: 'images', body: 'json', handler: priceImages },
@@ -209,6 +221,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/admin/v1/accounts/:id/keys', auth: 'admin', scope: 'keys', body: 'json', handler: createKey },
   { method: 'PATCH', path: '/admin/v1/keys/:id', auth: 'admin', scope: 'keys', body: 'json', handler: updateKey },
   { method: 'POST', path: '/admin/v1/keys/:id/revoke', auth: 'admin', scope: 'keys', handler: revokeKey },
+  { method: 'GET', path: '/admin/v1/users', auth: 'admin', scope: 'accounts', handler: listUsers },
+  { method: 'GET', path: '/admin/v1/users/:id', auth: 'admin', scope: 'accounts', handler: showUser },
+  { method: 'POST', path: '/admin/v1/users/:id/disable', auth: 'admin', scope: 'accounts', handler: disableUser },
+  { method: 'POST', path: '/admin/v1/users/:id/enable', auth: 'admin', scope: 'accounts', handler: enableUser },
   { method: 'GET', path: '/admin/v1/request-log', auth: 'admin', scope: 'read', handler: listRequestLog },
   { method: 'GET', path: '/admin/v1/jobs', auth: 'admin', scope: 'read', handler: listJobs },
   { method: 'POST', path: '/admin/v1/jobs/:id/cancel', auth: 'admin', scope: 'money', handler: cancelJobRoute },

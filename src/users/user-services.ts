@@ -8,6 +8,7 @@ import { openMailer, type Mailer } from '../email/mailer.js';
 import { AccountMembers } from './account-members.js';
 import { EmailTokens } from './email-tokens.js';
 import { Invites } from './invites.js';
+import { Memberships } from './memberships.js';
 import { SignUps } from './sign-up.js';
 import { Users } from './users.js';
 
@@ -17,6 +18,8 @@ export interface UserServices {
   readonly emailTokens: EmailTokens;
   readonly invites: Invites;
   readonly signUps: SignUps;
+  /** Inviting, joining, roles and removal of an account's members (memberships.ts). */
+  readonly memberships: Memberships;
   /** Undefined without `email` (or with its SMTP URL variable unset): email sign-up is then unavailable. */
   readonly mailer: Mailer | undefined;
 }
@@ -25,12 +28,14 @@ export function openUserServices(db: Knex, config: Config, services: { accounts:
   const users = new Users(db, now);
   const members = new AccountMembers(db, now);
   const invites = new Invites(db, now);
+  const emailTokens = new EmailTokens(db, config.cabinet.emailLinkTtlMs, now);
   return {
     users,
     members,
-    emailTokens: new EmailTokens(db, config.cabinet.emailLinkTtlMs, now),
+    emailTokens,
     invites,
     signUps: new SignUps(db, config.cabinet.signup, config.cabinet.signupBonusUnits, { users, members, accounts: services.accounts, invites, ledger: services.ledger }, now),
+    memberships: new Memberships(db, { users, members, emailTokens }, now),
     mailer: openMailer(config.email),
   };
 }

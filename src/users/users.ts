@@ -93,6 +93,14 @@ export class Users {
     return userFromRow(row);
   }
 
+  /** By id (usr_…) or email address, as the operator's CLI takes it; UserNotFoundError when neither matches. */
+  async findByReference(reference: string): Promise<User> {
+    if (!reference.includes('@')) return this.find(reference);
+    const found = await this.findByEmail(reference);
+    if (!found) throw new UserNotFoundError(reference);
+    return found.user;
+  }
+
   /** The user with this email and their password hash (for a login), or undefined. */
   async findByEmail(email: string, db: Knex | Knex.Transaction = this.db): Promise<{ user: User; passwordHash: string | null } | undefined> {
     const row: UserRow | undefined = await db('users').where({ email: normalizeEmail(email) }).first();

@@ -13,12 +13,15 @@ import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { loginAs, testActor } from '../helpers/cabinet.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/jobs.js';
+import { newMember } from '../helpers/users.js';
 import { admin, type Credentials, expectAnswer } from './admin-helpers.js';
 
 /** What the test needs to call a route: ids made before the matrix runs. */
 interface Fixture {
   readonly gateway: TestGateway;
   readonly keyId: string;
+  /** A user who is a member of acme (disabled and enabled by the users rows). */
+  readonly userId: string;
   /** A queued video job, fresh for each call (a cancelled job cannot be cancelled again). */
   newJob(): Promise<string>;
   /** The account that pays the charges below. */
@@ -53,6 +56,10 @@ const expected: Record<string, RouteCase> = {
   'POST /admin/v1/accounts/:id/keys': { scope: 'keys', status: 201, request: async () => ({ path: `${acme}/keys`, body: { name: 'made by scope test' } }) },
   'PATCH /admin/v1/keys/:id': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}`, body: { budget_rub: '3', rpm: 30 } }) },
   'POST /admin/v1/keys/:id/revoke': { scope: 'keys', status: 200, request: async (fixture) => ({ path: `/admin/v1/keys/${fixture.keyId}/revoke` }) },
+  'GET /admin/v1/users': { scope: 'accounts', status: 200, request: async () => ({ path: '/admin/v1/users?account=acme' }) },
+  'GET /admin/v1/users/:id': { scope: 'accounts', status: 200, request: async (fixture) => ({ path: `/admin/v1/users/${fixture.userId}` }) },
+  'POST /admin/v1/users/:id/disable': { scope: 'accounts', status: 200, request: async (fixture) => ({ path: `/admin/v1/users/${fixture.userId}/disable` }) },
+  'POST /admin/v1/users/:id/enable': { scope: 'accounts', status: 200, request: async (fixture) => ({ path: `/admin/v1/users/${fixture.userId}/enable` }) },
   'GET /admin/v1/request-log': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/request-log' }) },
   'GET /admin/v1/jobs': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/jobs' }) },
   'POST /admin/v1/jobs/:id/cancel': { scope: 'money', status: 200, request: async (fixture) => ({ path: `/admin/v1/jobs/${await fixture.newJob()}/cancel` }) },
@@ -88,13 +95,15 @@ test('every admin route of the route table declares an admin scope, the one the 
 testOnBackends('the whole matrix: every admin route × every admin scope over HTTP is answered when the token has the route\'s scope, else 403 admin_scope_missing naming it, nothing done; a token of every scope and a console session pass everywhere', async (t, database) => {
   t.timeout(170_000);
   const gateway = await startGateway(t, database); // no job runner: the jobs stay queued, cancellable
-  await gateway.services.accounts.create('acme');
+  const { id: acmeId } = await gateway.services.accounts.create('acme');
+  const member = await newMember(gateway.services, { accountId: acmeId, role: 'owner' });
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });
   const { apiKey } = await gateway.services.apiKeys.create({ accountId: client.accountId, name: 'to revoke' });
   let accounts = 0;
   const fixture: Fixture = {
     gateway,
     keyId: apiKey.id,
+    userId: member.id,
     async newJob() {
       const video = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'to cancel', seconds: 4 });
       if (video.status !== 200) throw new Error(`POST /v1/videos answered ${video.status}: ${JSON.stringify(video.body)}`);
@@ -169,6 +178,8 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['key.revoke', 1],
       ['key.update', 3],
       ['login_link.create', 3],
+      ['user.disable', 3],
+      ['user.enable', 3],
     ],
   );
   const acmeAccount = await gateway.services.accounts.find('acme');

@@ -102,7 +102,7 @@ testOnBackends('a login link opens one session, once: the answer, the exact cook
   t.is(response.headers.get('cache-control'), 'no-store');
   const body = (await response.json()) as Record<string, any>;
   const expiresAt = clock.now() + 7 * dayMs;
-  t.deepEqual(body, { kind: 'account', account: { id: account.id, name: account.name }, user: null, role: 'owner', method: 'link', csrf_token: body.csrf_token, expires_at: new Date(expiresAt).toISOString() });
+  t.deepEqual(body, { kind: 'account', account: { id: account.id, name: account.name }, user: null, role: 'owner', accounts: [], method: 'link', csrf_token: body.csrf_token, expires_at: new Date(expiresAt).toISOString() });
   t.regex(body.csrf_token, /^[0-9a-f]{64}$/);
   const cookies = response.headers.getSetCookie();
   t.is(cookies.length, 1);

@@ -111,6 +111,7 @@ testOnBackends('sign-up by email: 202, a verification link in English, no login 
     account: { id: membership.account_id, name: 'stranger@example.com' },
     user: { id: user.id },
     role: 'owner',
+    accounts: [{ id: membership.account_id, name: 'stranger@example.com', role: 'owner' }],
     method: 'password',
     csrf_token: login.csrf,
     expires_at: new Date(clock.now() + 7 * 24 * 60 * minuteMs).toISOString(),

@@ -6,12 +6,14 @@ import { ErrorMessage, Link, Loading } from './components/common.js';
 import { consoleHome, consolePages } from './console/pages.js';
 import { I18nProvider, languages, useI18n, type Language } from './i18n/index.js';
 import { accountPages } from './pages/account-pages.js';
+import { JoinPage } from './pages/join.js';
 import { LoginPage, SignedOutPage } from './pages/login.js';
 import { publicPages } from './pages/public-pages.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { findPage, type PageDefinition } from './pages/registry.js';
 import { navigate, usePagePath } from './router.js';
 import { loadSession, logOut, type Session } from './session.js';
+import { SessionContext } from './session-context.js';
 
 export function App() {
   return (
@@ -44,6 +46,17 @@ function Shell() {
         onLogin={(next) => {
           setSession(next);
           navigate(next.kind === 'admin' ? consoleHome : '/', { replace: true });
+        }}
+      />
+    );
+  } else if (path === '/join' && session !== undefined && error === undefined) {
+    // An invitation link: for a visitor (who joins with a password) and a signed-in user alike.
+    content = (
+      <JoinPage
+        session={session}
+        onSession={(next) => {
+          setSession(next);
+          navigate('/', { replace: true });
         }}
       />
     );
@@ -91,7 +104,7 @@ function Shell() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {content}
+        <SessionContext.Provider value={{ session: session ?? null, replace: setSession }}>{content}</SessionContext.Provider>
       </main>
       <footer class="footer">
         <p class="muted small">{t('app.footer')}</p>

@@ -11,6 +11,8 @@ export interface Session {
   /** owner: everything; member: no money, members or account details. null for the console. */
   readonly role: 'owner' | 'member' | null;
   readonly method: 'link' | 'password' | 'oidc' | 'telegram';
+  /** Every account the user is a member of (to switch between); empty without a user. */
+  readonly accounts?: readonly { readonly id: string; readonly name: string; readonly role: 'owner' | 'member' }[];
   readonly csrf_token: string;
   readonly expires_at: number | string;
 }
@@ -57,4 +59,11 @@ export function tokenOfFragment(hash: string): string | undefined {
   const fragment = hash.startsWith('#') ? hash.slice(1) : hash;
   const token = new URLSearchParams(fragment).get('token');
   return token ? token : undefined;
+}
+
+/** Moves a user's session to another of their accounts (a new session: its CSRF token replaces the old). */
+export async function switchAccount(accountId: string): Promise<Session> {
+  const session = await api<Session>('/cabinet/api/session/account', { method: 'POST', body: { account_id: accountId } });
+  setCsrfToken(session.csrf_token);
+  return session;
 }

@@ -15,6 +15,7 @@ import { CacheUnavailableError, reconnectCapMs } from '../../cache/redis-connect
 import { cookieIsSecure, clearedSessionCookie, readSessionCookie, sessionCookie } from '../../cabinet/cookie.js';
 import { LoginLinkInvalidError } from '../../cabinet/login-links.js';
 import type { CabinetSession } from '../../cabinet/sessions.js';
+import type { Membership } from '../../users/account-members.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ServerServices } from '../../services.js';
 import { telegramBotId } from '../../users/telegram-login.js';
@@ -26,18 +27,26 @@ const loginBody = z.strictObject({ token: z.string().min(1).max(200) });
 
 /**
  * What login and GET /cabinet/api/session answer. `user`: the session's user (null for an
- * operator's link or console session); `role`: owner or member of the account (null for the console).
+ * operator's link or console session); `role`: owner or member of the account (null for the
+ * console); `accounts`: every account the user is a member of, to switch between (POST
+ * /cabinet/api/session/account); empty for a session without a user.
  */
-export function presentSession(session: CabinetSession) {
+export function presentSession(session: CabinetSession, memberships: readonly Membership[] = []) {
   return {
     kind: session.kind,
     account: session.accountId === null ? null : { id: session.accountId, name: session.accountName },
     user: session.userId === null ? null : { id: session.userId },
     role: session.kind === 'admin' ? null : session.role,
+    accounts: memberships.map((membership) => ({ id: membership.accountId, name: membership.accountName, role: membership.role })),
     method: session.method,
     csrf_token: session.csrfToken,
     expires_at: new Date(session.expiresAt).toISOString(),
   };
+}
+
+/** presentSession with the user's accounts read from the database (GET /cabinet/api/session, a join, a switch). */
+export async function presentSessionWithAccounts(session: CabinetSession, services: ServerServices) {
+  return presentSession(session, session.userId === null ? [] : await services.users.members.ofUser(session.userId));
 }
 
 /**
@@ -93,7 +102,7 @@ export async function startSession(ctx: Context, services: ServerServices, opene
   await services.cabinet.sessions.endByCookie(readSessionCookie(ctx.get('cookie')));
   ctx.set('set-cookie', sessionCookie(opened.cookieToken, opened.session.expiresAt, services.now(), secureCookie(ctx, services)));
   ctx.set('cache-control', 'no-store');
-  ctx.body = presentSession(opened.session);
+  ctx.body = await presentSessionWithAccounts(opened.session, services);
 }
 
 export const login: Handler = async (ctx, services) => {
@@ -123,7 +132,7 @@ export const logout: Handler = async (ctx, services) => {
 export const currentSession: Handler = async (ctx, services) => {
   const session = await liveSession(ctx, services);
   ctx.set('cache-control', 'no-store');
-  ctx.body = presentSession(session);
+  ctx.body = await presentSessionWithAccounts(session, services);
 };
 
 export const rootRedirect: Handler = (ctx) => {

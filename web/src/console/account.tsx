@@ -13,6 +13,7 @@ import { AccountKeys } from './account-keys.js';
 import { AccountLedger } from './account-ledger.js';
 import { MoneyForm } from './account-money.js';
 import type { AdminAccount } from './accounts.js';
+import { UsersTable } from './users.js';
 
 export function AccountPage(props: { params: Record<string, string> }) {
   const { t, language } = useI18n();
@@ -50,6 +51,7 @@ export function AccountPage(props: { params: Record<string, string> }) {
           <MoneyForm accountId={data.id} operation="adjust" onDone={account.reload} />
           <AccountLedger accountId={data.id} balanceRub={data.balance_rub} onRefunded={account.reload} />
           <AccountKeys accountId={data.id} />
+          <UsersTable accountId={data.id} headingId="account-members-heading" heading={t('console.users.members')} />
         </>
       )}
     </>

@@ -9,6 +9,7 @@ import { ConsoleHomePage } from './home.js';
 import { JobsPage } from './jobs.js';
 import { RequestsPage } from './requests.js';
 import { UpstreamsPage } from './upstreams.js';
+import { UsersPage } from './users.js';
 
 export const consoleHome = '/console';
 
@@ -16,6 +17,7 @@ export const consolePages: readonly PageDefinition[] = [
   { path: '/console', title: 'nav.console', nav: true, component: ConsoleHomePage },
   { path: '/console/accounts', title: 'console.accounts.title', nav: true, component: AccountsPage },
   { path: '/console/accounts/:id', title: 'console.accounts.title', nav: false, component: AccountPage },
+  { path: '/console/users', title: 'console.users.nav', nav: true, component: UsersPage },
   // console: operations
   { path: '/console/requests', title: 'console.requests.nav', nav: true, component: RequestsPage },
   { path: '/console/jobs', title: 'console.jobs.nav', nav: true, component: JobsPage },

@@ -3,6 +3,7 @@ import { FilesPage } from './files.js';
 import { GalleryPage } from './gallery.js';
 import { HistoryPage } from './history.js';
 import { KeysPage } from './keys.js';
+import { MembersPage } from './members.js';
 import { ModelsPage } from './models.js';
 import { OverviewPage } from './overview.js';
 import { PlaygroundPage } from './playground.js';
@@ -17,6 +18,7 @@ export const accountPages: readonly PageDefinition[] = [
   { path: '/keys', title: 'nav.keys', nav: true, component: KeysPage },
   { path: '/playground', title: 'nav.playground', nav: true, component: PlaygroundPage },
   { path: '/models', title: 'nav.models', nav: true, component: ModelsPage },
+  { path: '/members', title: 'nav.members', nav: true, component: MembersPage },
   // The user's password and email (linked from the header, for sessions of a user).
   { path: '/profile', title: 'password.profile.title', nav: false, component: ProfilePage },
 ];

@@ -11,6 +11,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { useLoad } from '../data.js';
 import { useI18n } from '../i18n/index.js';
 import { loadModels } from '../models.js';
+import { isOwner, useSession } from '../session-context.js';
 
 export function KeysPage() {
   const { t } = useI18n();
@@ -52,6 +53,8 @@ export function KeysPage() {
 
 function WebhookSecret() {
   const { t } = useI18n();
+  // Rotating the secret changes the account's details: owners only (the server says 403 owner_required to a member).
+  const owner = isOwner(useSession().session);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const run = async (request: () => Promise<{ webhook_secret: string }>) => {
@@ -78,9 +81,11 @@ function WebhookSecret() {
             {t('keys.webhookShow')}
           </button>
         )}
-        <ConfirmButton plain question={t('keys.webhookRotateConfirm')} onConfirmed={() => run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }))}>
-          {t('keys.webhookRotate')}
-        </ConfirmButton>
+        {owner && (
+          <ConfirmButton plain question={t('keys.webhookRotateConfirm')} onConfirmed={() => run(() => api('/cabinet/api/webhook-secret/rotate', { method: 'POST' }))}>
+            {t('keys.webhookRotate')}
+          </ConfirmButton>
+        )}
       </div>
     </section>
   );
