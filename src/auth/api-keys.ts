@@ -16,6 +16,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
+import { optionalNumber } from '../db/row-values.js';
 import { writeAudit } from '../audit/audit-log.js';
 import { AccountDisabledError, KeyChangedError, KeyNotLiveError } from '../billing/errors.js';
 import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
@@ -102,8 +103,6 @@ export interface KeyRow {
   /** From the lookup's join: the key's account is disabled. */
   account_disabled_at?: string | number | null;
 }
-
-const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
 export function keyFromRow(row: KeyRow): ApiKey {
   return {

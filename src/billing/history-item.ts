@@ -1,6 +1,7 @@
 // What GET /v1/history answers with, as types only (no import, nothing Node or DOM): the web
 // cabinet type-checks its pages against these same declarations through
-// src/cabinet-api/answers.ts, which web/tsconfig.json reads too.
+// src/cabinet-api/answers.ts, which web/tsconfig.json reads too, and the console's account
+// ledger (web/src/console/account-ledger.tsx) extends HistoryItem directly.
 
 export interface HistoryItem {
   id: string;

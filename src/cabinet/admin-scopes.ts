@@ -11,6 +11,8 @@
 // - admin: reading secrets (an account's webhook signing secret), minting an account's login
 //   link (a credential: whoever opens it is logged in), and whatever of token, session or
 //   system management the admin API comes to serve (today the CLI's alone)
+import { parseScopeList } from '../auth/scope-list.js';
+
 export const allAdminScopes = ['read', 'accounts', 'keys', 'money', 'admin'] as const;
 export type AdminScope = (typeof allAdminScopes)[number];
 
@@ -18,15 +20,7 @@ export class InvalidAdminScopeError extends Error {}
 
 /** "money, read" → ['read', 'money'] in canonical order; unknown names and an empty list are refused. */
 export function parseAdminScopes(text: string): AdminScope[] {
-  const requested = text
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  if (requested.length === 0) throw new InvalidAdminScopeError(`no scopes given; choose from ${allAdminScopes.join(', ')}`);
-  for (const name of requested) {
-    if (!(allAdminScopes as readonly string[]).includes(name)) throw new InvalidAdminScopeError(`unknown admin scope "${name}"; choose from ${allAdminScopes.join(', ')}`);
-  }
-  return allAdminScopes.filter((scope) => requested.includes(scope));
+  return parseScopeList(text, allAdminScopes, { noun: 'admin scope', refuse: (message) => new InvalidAdminScopeError(message) });
 }
 
 /** The stored form (admin_tokens.scopes: a comma list) read back; a name this build does not know is dropped, never widened. */

@@ -6,6 +6,7 @@
 // route whose scope the token lacks. Tokens older than scopes were given all of them.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
+import { optionalNumber } from '../db/row-values.js';
 import { allAdminScopes, type AdminScope, InvalidAdminScopeError, storedAdminScopes } from './admin-scopes.js';
 import { newId } from '../util/ids.js';
 import { hashSecret, isSecretOf, newSecret, sameHash } from './secret-tokens.js';
@@ -35,8 +36,6 @@ interface AdminTokenRow {
   last_used_at: string | number | null;
   revoked_at: string | number | null;
 }
-
-const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
 function fromRow(row: AdminTokenRow): AdminToken {
   return {

@@ -57,6 +57,11 @@ function malformedBecause(error: ParserError): string {
   }
 }
 
+/** The refusal of a request that is not HTTP/1.1 (`because`: what is wrong with it), here and for a missing Host (middleware/request-context.ts). */
+export function malformedHttpRequest(because: string): GatewayError {
+  return new GatewayError('malformed_http_request', `The request is not valid HTTP/1.1: ${because}; nothing was done.`);
+}
+
 /** The catalog code and message for a parser error; undefined for a socket error (nothing to answer). */
 function refusalFor(error: ParserError, limits: Limits): GatewayError | undefined {
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -72,7 +77,7 @@ function refusalFor(error: ParserError, limits: Limits): GatewayError | undefine
         `The request did not arrive in time (its headers within ${seconds(limits.headersTimeoutMs)}, all of it within ${seconds(limits.requestTimeoutMs)})`,
       );
     default:
-      if (error.code?.startsWith('HPE_')) return refuse('malformed_http_request', `The request is not valid HTTP/1.1: ${malformedBecause(error)}`);
+      if (error.code?.startsWith('HPE_')) return malformedHttpRequest(malformedBecause(error));
       return undefined;
   }
 }

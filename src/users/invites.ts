@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { hashSecret, isSecretOf, newSecret } from '../cabinet/secret-tokens.js';
+import { optionalNumber } from '../db/row-values.js';
 import { newId } from '../util/ids.js';
 
 export interface Invite {
@@ -30,8 +31,6 @@ interface InviteRow {
   used_by: string | null;
   revoked_at: string | number | null;
 }
-
-const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
 const fromRow = (row: InviteRow): Invite => ({
   id: row.id,

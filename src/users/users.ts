@@ -3,6 +3,7 @@
 // trimmed, so one address is one user whatever its spelling.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
+import { optionalNumber } from '../db/row-values.js';
 import { newId } from '../util/ids.js';
 
 export type UserLocale = 'ru' | 'en';
@@ -32,8 +33,6 @@ export interface UserRow {
   last_login_at: string | number | null;
   disabled_at: string | number | null;
 }
-
-const optionalNumber = (value: string | number | null) => (value === null ? null : Number(value));
 
 export function userFromRow(row: UserRow): User {
   return {

@@ -11,7 +11,7 @@ import { mp4Video } from '../../src/sim/media/mp4.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { type CabinetLogin, cabinetHeaders, loginAs } from '../helpers/cabinet.js';
 import { eventually } from '../helpers/eventually.js';
-import { assertJobMoneySettled, charges, startJobGateway } from '../helpers/jobs.js';
+import { assertJobMoneySettled, charges, readAnswer, startJobGateway } from '../helpers/jobs.js';
 
 async function post(url: string, login: CabinetLogin, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
   const form = body instanceof FormData;
@@ -20,14 +20,7 @@ async function post(url: string, login: CabinetLogin, body: unknown): Promise<{ 
     headers: cabinetHeaders(login, form ? {} : { 'content-type': 'application/json' }),
     body: form ? body : JSON.stringify(body),
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // audio bytes or plain text: kept as they came
-  }
-  return { status: response.status, body: parsed, headers: response.headers };
+  return readAnswer(response);
 }
 
 /** GETs a job with the session's cookie until it has ended. */

@@ -18,6 +18,11 @@ export async function api(gateway: { url: string }, key: string, method: string,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  return readAnswer(response);
+}
+
+/** A response's status, headers and body: parsed when it is JSON, else its text (audio bytes, plain text) as it came. */
+export async function readAnswer(response: Response): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await response.text();
   let parsed: unknown = text;
   try {

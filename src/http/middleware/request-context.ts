@@ -10,6 +10,7 @@ import type { ApiKey } from '../../auth/api-keys.js';
 import { requestSourceOf } from '../../observability/request-source.js';
 import type { ServerServices } from '../../services.js';
 import { newRequestId } from '../../util/ids.js';
+import { malformedHttpRequest } from '../parser-refusals.js';
 import type { ErrorShapeFor } from '../error-shape.js';
 import type { Context } from '../state.js';
 
@@ -103,7 +104,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
       // HTTP/1.1 requires Host. Node's own check (requireHostHeader, turned off in server.ts)
       // would answer a bare 400 without a body; this one answers the catalog's error.
       if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
-        throw new GatewayError('malformed_http_request', 'The request is not valid HTTP/1.1: it has no Host header; nothing was done.');
+        throw malformedHttpRequest('it has no Host header');
       }
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new GatewayError('unknown_endpoint', `Unknown endpoint: ${ctx.method} ${ctx.path}`);

@@ -1,8 +1,6 @@
 // POST /v1/images/generations, /v1/images/edits (multipart) and /v1/images/price: parsed with
 // the wire codec (dialects/openai-media/images.ts); pricing, the charge and the image history
 // are the pipeline's (pipeline/images.ts).
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { editBody, encodeImages, imageBody, maxReferenceBytes, type ImageBody } from '../../dialects/openai-media/images.js';
 import { imageType } from '../../media-files/inspect.js';
 import type { InputFile } from '../../model/media.js';
@@ -11,20 +9,12 @@ import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
+import { answerPrice } from './price-answer.js';
 
 export const priceImages: Handler = (ctx, services) => {
   const body = validate(imageBody, ctx.request.body, 'body');
   const { model, unitPrice, totalUnits } = quoteImages(services, body);
-  ctx.state.model = model.id;
-  const priceRub = formatRub(totalUnits);
-  ctx.body = {
-    object: 'image.price',
-    model: model.id,
-    n: body.n,
-    unit_price_rub: unitPrice,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  answerPrice(ctx, services, { object: 'image.price', model: model.id, priceUnits: totalUnits }, { n: body.n, unit_price_rub: unitPrice });
 };
 
 export const generateImages: Handler = (ctx, services) => respond(ctx, services, validate(imageBody, ctx.request.body, 'body'), []);

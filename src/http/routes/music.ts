@@ -1,27 +1,18 @@
 // POST /v1/audio/music, POST /v1/audio/music/price, GET /v1/audio/music/{id},
 // GET /v1/audio/music/{id}/content?index=N. Music is an async job priced flat per generation
 // (pipeline/music.ts); a song model delivers two tracks, an instrumental model one.
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { musicFields } from '../../dialects/openai-media/music.js';
 import { publicJobObject } from '../../jobs/job-object.js';
 import { createMusic as runMusic, quoteMusic } from '../../pipeline/music.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { callerOf, type Handler } from '../state.js';
 import { markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
+import { answerPrice } from './price-answer.js';
 
 export const priceMusic: Handler = (ctx, services) => {
   const fields = validate(musicFields, ctx.request.body ?? {}, 'body');
   const quote = quoteMusic(services, fields);
-  ctx.state.model = quote.model.id;
-  const priceRub = formatRub(quote.priceUnits);
-  ctx.body = {
-    object: 'music.price',
-    model: quote.model.id,
-    tracks: quote.model.config.capabilities.tracks ?? 2,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  answerPrice(ctx, services, { object: 'music.price', model: quote.model.id, priceUnits: quote.priceUnits }, { tracks: quote.model.config.capabilities.tracks ?? 2 });
 };
 
 export const createMusic: Handler = async (ctx, services) => {

@@ -3,12 +3,11 @@
 // POST /v1/audio/speech/price: the same body priced by the same quote, nothing made or charged.
 import { speechBody } from '../../dialects/openai-media/audio.js';
 import { speechEvents } from '../../dialects/openai-media/audio-events.js';
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { countTextTokens } from '../../model/token-estimate.js';
 import { createSpeech as runSpeech, quoteSpeech } from '../../pipeline/audio.js';
 import { validate } from '../../validation/zod-details.js';
 import { callerOf, type Handler } from '../state.js';
+import { answerPrice } from './price-answer.js';
 
 export const createSpeech: Handler = async (ctx, services) => {
   const body = validate(speechBody, ctx.request.body, 'body');
@@ -26,13 +25,5 @@ export const createSpeech: Handler = async (ctx, services) => {
 export const priceSpeech: Handler = (ctx, services) => {
   const body = validate(speechBody, ctx.request.body, 'body');
   const quote = quoteSpeech(services, body);
-  ctx.state.model = quote.model.id;
-  const priceRub = formatRub(quote.priceUnits);
-  ctx.body = {
-    object: 'speech.price',
-    model: quote.model.id,
-    characters: quote.characters,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  answerPrice(ctx, services, { object: 'speech.price', model: quote.model.id, priceUnits: quote.priceUnits }, { characters: quote.characters });
 };

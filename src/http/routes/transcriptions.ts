@@ -4,12 +4,11 @@
 // POST /v1/audio/transcriptions/price: the same form priced by the same quote (the file measured), nothing charged.
 import { maxTranscriptionBytes, transcriptionFields } from '../../dialects/openai-media/audio.js';
 import { transcriptEvents } from '../../dialects/openai-media/audio-events.js';
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { quoteTranscription, transcribe } from '../../pipeline/audio.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
+import { answerPrice } from './price-answer.js';
 
 async function readTranscriptionRequest(ctx: Context) {
   const form = await readMultipart(ctx, { maxFileBytes: maxTranscriptionBytes, maxFiles: 1 });
@@ -22,15 +21,7 @@ async function readTranscriptionRequest(ctx: Context) {
 export const priceTranscription: Handler = async (ctx, services) => {
   const { fields, upload } = await readTranscriptionRequest(ctx);
   const quote = await quoteTranscription(services, fields, upload.file);
-  ctx.state.model = quote.model.id;
-  const priceRub = formatRub(quote.priceUnits);
-  ctx.body = {
-    object: 'transcription.price',
-    model: quote.model.id,
-    seconds: quote.seconds,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  answerPrice(ctx, services, { object: 'transcription.price', model: quote.model.id, priceUnits: quote.priceUnits }, { seconds: quote.seconds });
 };
 
 export const createTranscription: Handler = async (ctx, services) => {

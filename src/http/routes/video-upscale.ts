@@ -3,13 +3,12 @@
 // polled like any video: GET /v1/videos/{id}. POST /v1/videos/upscale/price: the same form priced
 // as the job's hold (the most it can cost; it settles to the upscaler's reported cost).
 import { maxUpscaleVideoBytes, videoUpscaleFields } from '../../dialects/openai-media/video-upscale.js';
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { createVideoUpscale, quoteVideoUpscale, upscaledSide } from '../../pipeline/video-upscale.js';
 import { invalid, validate } from '../../validation/zod-details.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
 import { markDeprecated, respondWithJob } from './job-responses.js';
+import { answerPrice } from './price-answer.js';
 
 async function readUpscaleRequest(ctx: Context) {
   const form = await readMultipart(ctx, { maxFileBytes: maxUpscaleVideoBytes, maxFiles: 1 });
@@ -22,17 +21,11 @@ async function readUpscaleRequest(ctx: Context) {
 export const priceVideoUpscale: Handler = async (ctx, services) => {
   const { fields, upload } = await readUpscaleRequest(ctx);
   const quote = quoteVideoUpscale(services, fields, upload);
-  ctx.state.model = quote.model.id;
-  const priceRub = formatRub(quote.priceUnits);
-  ctx.body = {
-    object: 'video.upscale.price',
-    model: quote.model.id,
+  answerPrice(ctx, services, { object: 'video.upscale.price', model: quote.model.id, priceUnits: quote.priceUnits }, {
     seconds: Number(quote.info.durationSeconds.toFixed(3)),
     input_size: `${quote.info.width}x${quote.info.height}`,
     size: `${upscaledSide(quote.info.width, quote.factorHundredths)}x${upscaledSide(quote.info.height, quote.factorHundredths)}`,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  });
 };
 
 export const upscaleVideo: Handler = async (ctx, services) => {

@@ -3,8 +3,6 @@
 // A video is an async job: the create call holds the price (pipeline/videos.ts) and answers the
 // queued Video object (or, with `wait`, the finished one).
 import { z } from 'zod';
-import { formatRub } from '../../billing/money.js';
-import { convertDecimal } from '../../billing/pricing.js';
 import { formToFields, maxVideoReferenceBytes, referencesOf, videoFields, type VideoFields } from '../../dialects/openai-media/videos.js';
 import { publicJobObject } from '../../jobs/job-object.js';
 import type { InputFile } from '../../model/media.js';
@@ -14,6 +12,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
 import { markDeprecated, ownJob, respondWithJob, sendJobFile } from './job-responses.js';
+import { answerPrice } from './price-answer.js';
 
 /** Reads the body in either encoding: fields, and the uploaded reference image if any. */
 async function readVideoRequest(ctx: Context): Promise<{ fields: VideoFields; upload?: InputFile }> {
@@ -30,17 +29,7 @@ async function readVideoRequest(ctx: Context): Promise<{ fields: VideoFields; up
 export const priceVideo: Handler = async (ctx, services) => {
   const { fields, upload } = await readVideoRequest(ctx);
   const quote = quoteVideo(services, fields, referencesOf(fields, upload).length);
-  ctx.state.model = quote.modelId;
-  const priceRub = formatRub(quote.priceUnits);
-  ctx.body = {
-    object: 'video.price',
-    model: quote.modelId,
-    seconds: String(quote.seconds),
-    size: quote.size,
-    references: quote.references,
-    price_rub: priceRub,
-    price_usd: convertDecimal(priceRub, services.config.currency.usdRub),
-  };
+  answerPrice(ctx, services, { object: 'video.price', model: quote.modelId, priceUnits: quote.priceUnits }, { seconds: String(quote.seconds), size: quote.size, references: quote.references });
 };
 
 export const createVideo: Handler = async (ctx, services) => {

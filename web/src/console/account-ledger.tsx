@@ -6,6 +6,7 @@
 // operator gets its already_refunded, shown here; the page then reloads the account, whose new
 // balance reloads this list too.
 import { useState } from 'preact/hooks';
+import type { HistoryItem } from '../../../src/billing/history-item.js';
 import { api, queryString } from '../api.js';
 import { ErrorMessage, LoadedView, Pager } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -16,15 +17,7 @@ import { useI18n, type MessageKey } from '../i18n/index.js';
 import { ledgerKinds } from '../pages/history.js';
 
 /** A row as the API gives it: the /v1/history item and, for a charge given back, its refund's id. */
-export interface AdminTransaction {
-  id: string;
-  created_at: number;
-  kind: string;
-  amount_rub: string;
-  balance_after_rub: string;
-  model: string | null;
-  description: string | null;
-  request_id: string | null;
+export interface AdminTransaction extends HistoryItem {
   refunded_by: string | null;
 }
 

@@ -12,7 +12,7 @@ import { formatRub, formatUsd } from '../format.js';
 import { useI18n } from '../i18n/index.js';
 import { capabilityList, loadModels, type CatalogModel } from '../models.js';
 import { readEvents } from '../sse.js';
-import { OptionalChoice } from '../components/playground-parts.js';
+import { ModelChoice, OptionalChoice } from '../components/playground-parts.js';
 import { MusicGeneration, SpeechGeneration, Transcription } from './playground-audio.js';
 import { VideoGeneration, VideoUpscale } from './playground-video.js';
 
@@ -132,16 +132,7 @@ function Chat(props: { models: CatalogModel[] }) {
               void submit();
             }}
           >
-            <label>
-              {t('common.model')}
-              <select value={model} onChange={(event) => setModel(event.currentTarget.value)}>
-                {props.models.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.id}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ModelChoice models={props.models} value={model} onChange={setModel} />
             <OptionalChoice label={t('playground.effort')} choices={efforts} value={effort} onChange={setEffort} />
             <label>
               {t('playground.message')}
@@ -228,16 +219,7 @@ function ImageGeneration(props: { models: CatalogModel[] }) {
             });
           }}
         >
-          <label>
-            {t('common.model')}
-            <select value={model} onChange={(event) => setModel(event.currentTarget.value)}>
-              {props.models.map((candidate) => (
-                <option key={candidate.id} value={candidate.id}>
-                  {candidate.id}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ModelChoice models={props.models} value={model} onChange={setModel} />
           <label>
             {t('playground.prompt')}
             <textarea rows={3} value={prompt} required onInput={(event) => setPrompt(event.currentTarget.value)} />
