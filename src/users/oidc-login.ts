@@ -15,9 +15,14 @@
 // Discovery (the issuer's /.well-known/openid-configuration) happens at the first login of each
 // provider and is cached for the process's life; a failed discovery is retried at the next login.
 import type Keyv from 'keyv';
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import type { OidcProviderConfig } from '../config/load.js';
 import { hashSecret, sameHash } from '../cabinet/secret-tokens.js';
+
+// openid-client (and jose beneath it) is loaded with the first OIDC login, not when a process
+// starts: every CLI command and every serve without cabinet.oidc would pay ~70-170 ms for it.
+let loadedClient: Promise<typeof OpenIdClient> | undefined;
+const openIdClient = () => (loadedClient ??= import('openid-client'));
 
 /** How long a started login may take at the provider (its login and consent pages). */
 export const pendingLoginTtlMs = 10 * 60_000;
@@ -57,7 +62,7 @@ export class OidcLoginError extends Error {
 }
 
 export class OidcLogins {
-  private readonly discovered = new Map<string, Promise<client.Configuration>>();
+  private readonly discovered = new Map<string, Promise<OpenIdClient.Configuration>>();
 
   constructor(
     private readonly providers: readonly OidcProviderConfig[],
@@ -72,15 +77,17 @@ export class OidcLogins {
   }
 
   /** The provider's configuration, discovered once (a failure is forgotten, so the next login tries again). */
-  private configuration(provider: OidcProviderConfig): Promise<client.Configuration> {
+  private configuration(provider: OidcProviderConfig): Promise<OpenIdClient.Configuration> {
     let found = this.discovered.get(provider.name);
     if (!found) {
       // Plain http only when the operator configured an http issuer (a provider on loopback or a private network).
       const insecure = new URL(provider.issuer).protocol === 'http:';
-      found = client.discovery(new URL(provider.issuer), provider.clientId, undefined, client.ClientSecretBasic(provider.clientSecret), {
-        execute: insecure ? [client.allowInsecureRequests] : [],
-        timeout: 10,
-      });
+      found = openIdClient().then((client) =>
+        client.discovery(new URL(provider.issuer), provider.clientId, undefined, client.ClientSecretBasic(provider.clientSecret), {
+          execute: insecure ? [client.allowInsecureRequests] : [],
+          timeout: 10,
+        }),
+      );
       found.catch(() => this.discovered.delete(provider.name));
       this.discovered.set(provider.name, found);
     }
@@ -96,6 +103,7 @@ export class OidcLogins {
     } catch (error) {
       throw new OidcLoginError('login_failed', `the OpenID Connect provider "${name}" could not be discovered at ${provider.issuer}`, { cause: error });
     }
+    const client = await openIdClient();
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -129,6 +137,7 @@ export class OidcLogins {
     if (pending.provider !== name || this.now() >= pending.expiresAt) throw new OidcLoginError('login_expired', 'this login took too long, or was started for another provider');
     const callbackUrl = new URL(pending.redirectUri);
     callbackUrl.search = query.toString();
+    const client = await openIdClient();
     let tokens;
     try {
       tokens = await client.authorizationCodeGrant(await this.configuration(provider), callbackUrl, {
