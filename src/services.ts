@@ -36,6 +36,8 @@ import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
 import { publicJobObject } from './jobs/job-object.js';
 import { JobStore } from './jobs/job-store.js';
+import { referralHooks } from './referrals/referral-hooks.js';
+import { openPayments, paymentsNeedSimulator, type PaymentServices } from './payments/open-payments.js';
 import { BatchedInserter, requestLogColumns, usageRecordColumns, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
 
 export interface Services {
@@ -93,6 +95,8 @@ export interface ServerServices extends Services {
   readonly tracer: Tracer;
   /** OpenID Connect logins of cabinet.oidc; their pending logins live in the cache (shared through Redis). */
   readonly oidcLogins: OidcLogins;
+  /** Customers' payments and their refunds (src/payments/); undefined without `payments` in the config. */
+  readonly payments: PaymentServices | undefined;
 }
 
 /** Settles kept for retry during a database outage at most (beyond: see pending-settles.ts). */
@@ -189,7 +193,7 @@ export async function openServerServices(
     (error, keyId) => base.logger.warn({ err: error, key_id: keyId }, "a call's tokens could not be counted against its key's tokens per minute"),
   );
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
-  const simulator = needsSimulator(config.providers) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
+  const simulator = needsSimulator(config.providers) || paymentsNeedSimulator(config) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
   const oidcLogins = new OidcLogins(config.cabinet.oidc, await createKeyv(config.cache.url, 'oidc-login', { redisClient: redis?.client, maxEntries: 10_000 }), base.now);
@@ -222,6 +226,14 @@ export async function openServerServices(
   });
   const blobStore = blobStoreIdentity(config.storage.blobs, config.instance.hostname);
   const tracer = await openTracer(config, base.logger);
+  const payments = await openPayments(config, {
+    db: base.db,
+    ledger: base.ledger,
+    logger: base.logger,
+    now: base.now,
+    simulatorUrl: simulator?.url,
+    hooks: referralHooks(base.db, base.ledger, config.referral, base.logger, base.now),
+  });
   return {
     ...base,
     rateLimiter,
@@ -248,7 +260,9 @@ export async function openServerServices(
     settles,
     tracer,
     oidcLogins,
+    payments,
     async close() {
+      await payments?.payments.close();
       await settles.close(stopFlushDeadlineMs);
       await Promise.all([requestLog.close(stopFlushDeadlineMs), usageRecords.close(stopFlushDeadlineMs), tracer.close()]);
       await Promise.all([...upstreams.values()].map((upstream) => upstream.dispatcher.close().catch(() => undefined)));

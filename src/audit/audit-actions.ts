@@ -41,4 +41,8 @@ export const auditActions = [
   'member.remove',
   'invite.create',
   'invite.revoke',
+  // Customers' payments (src/payments/*, issue 32): credited, refunded, a refund the provider refused.
+  'payment.succeeded',
+  'payment.refund',
+  'payment.refund_failed',
 ] as const;

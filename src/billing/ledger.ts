@@ -48,6 +48,15 @@ export interface EntryDetails {
   readonly requestId?: string | null;
 }
 
+/**
+ * What a credit is for, unique in the ledger (ledger_one_credit_per_source): `payment:yookassa:…`,
+ * `code:…` (src/payments/credit-sources.ts). A second credit of one source fails on the index
+ * and rolls its transaction back: money coming in is written once, whatever replays or races.
+ */
+export interface CreditDetails extends EntryDetails {
+  readonly source?: string | null;
+}
+
 export interface HoldOptions extends EntryDetails {
   readonly ttlMs: number;
   readonly within?: Knex.Transaction;
@@ -113,15 +122,19 @@ export class Ledger {
    * Adds money (topup, bonus, referral, refund) or, with a negative adjustment, removes it.
    * `within`: the caller's transaction (an audit row written with it); `holdId`: the hold whose
    * charge a refund gives back (ledger_one_charge_per_hold then allows one refund per charge).
+   * `source`: the credit's unique source. Money taken back is negative: an adjustment, or a
+   * `refund` or `referral` with a source (a payment refunded to the customer, the referral
+   * credit it had earned), never below what running requests hold.
    */
   async credit(
     accountId: string,
     amountUnits: bigint,
     kind: CreditKind,
-    details: EntryDetails & { within?: Knex.Transaction; holdId?: string } = {},
+    details: CreditDetails & { within?: Knex.Transaction; holdId?: string } = {},
   ): Promise<{ transactionId: string; balanceUnits: bigint }> {
     if (amountUnits === 0n) throw new RangeError('amount must not be zero');
-    if (amountUnits < 0n && kind !== 'adjustment') throw new RangeError(`a ${kind} must be positive`);
+    const mayTakeBack = kind === 'adjustment' || ((kind === 'refund' || kind === 'referral') && details.source);
+    if (amountUnits < 0n && !mayTakeBack) throw new RangeError(`a ${kind} must be positive`);
     const write = async (trx: Knex.Transaction) => {
       const amount = unitsToSql(amountUnits);
       const query = trx('accounts')
@@ -293,7 +306,7 @@ export class Ledger {
     amountUnits: bigint,
     balanceAfterUnits: bigint,
     holdId: string | null,
-    details: EntryDetails,
+    details: CreditDetails,
   ): Promise<string> {
     const [row] = await trx('ledger_transactions')
       .insert({
@@ -305,6 +318,7 @@ export class Ledger {
         model: details.model ?? null,
         description: details.description ?? null,
         request_id: details.requestId ?? null,
+        source: details.source ?? null,
         created_at: this.now(),
       })
       .returning(['id']);

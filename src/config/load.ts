@@ -94,6 +94,11 @@ export interface Config {
   };
   /** email: absent when not configured (email sign-up is then unavailable). */
   readonly email: EmailConfig | undefined;
+  /** payments: absent when not configured (only the operator adds money). */
+  readonly payments: PaymentsConfig | undefined;
+  /** referral: absent when referrals earn nothing. */
+  readonly referral: ReferralConfig | undefined;
+  readonly lowBalance: { readonly defaultThresholdUnits: bigint | undefined; readonly checkIntervalMs: number };
   readonly metrics: MetricsConfig;
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly models: readonly ModelConfig[];
@@ -119,6 +124,53 @@ export interface TelegramLoginConfig {
   readonly botToken: string | undefined;
   readonly botTokenEnv: string;
   readonly maxAgeMs: number;
+}
+
+/** payments (src/payments/, docs/payments.md). Amounts in units of 0.0001 RUB, percentages in basis points (1% = 100). */
+export interface PaymentsConfig {
+  readonly minUnits: bigint;
+  readonly maxUnits: bigint;
+  readonly presetsUnits: readonly bigint[];
+  /** Highest `from` first. */
+  readonly bonusTiers: readonly { readonly fromUnits: bigint; readonly basisPoints: bigint }[];
+  readonly sweepAfterMs: number;
+  readonly yookassa: YookassaConfig | undefined;
+  readonly stripe: StripeConfig | undefined;
+}
+
+export interface YookassaConfig {
+  readonly shopId: string;
+  /** Read from secret_key_env; undefined when unset (serve refuses to start, unless api_url is sim). */
+  readonly secretKey: string | undefined;
+  readonly secretKeyEnv: string;
+  /** The API base without a trailing slash, or `sim`. */
+  readonly apiUrl: string;
+  readonly vatCode: number;
+  readonly notificationAddresses: readonly string[] | undefined;
+}
+
+export interface StripeConfig {
+  readonly secretKey: string | undefined;
+  readonly secretKeyEnv: string;
+  readonly webhookSecret: string | undefined;
+  readonly webhookSecretEnv: string;
+  readonly currency: string;
+  /** RUB per unit of currency as written in the config ("92.50"); "1" for rub. */
+  readonly rubRate: string;
+  /** The API base without a trailing slash, or `sim`. */
+  readonly apiUrl: string;
+}
+
+export interface ReferralConfig {
+  /** referral.percent in basis points (10% = 1000). */
+  readonly basisPoints: bigint;
+  readonly months: number;
+}
+
+/** "10" → 1000n, "2.5" → 250n: a percentage in basis points. */
+export function basisPointsOf(percent: string): bigint {
+  const [whole, fraction = ''] = percent.split('.');
+  return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
 }
 
 /** email (src/email/mailer.ts). */
@@ -298,6 +350,12 @@ function crossCheck(file: ConfigFile): { path: (string | number)[]; message: str
     });
   });
   const metricsPort = file.metrics.listen === undefined ? undefined : Number(file.metrics.listen.slice(file.metrics.listen.lastIndexOf(':') + 1));
+  const payments = file.payments;
+  if (payments?.stripe && payments.stripe.currency !== 'rub' && payments.stripe.rub_rate === undefined) {
+    problems.push({ path: ['payments', 'stripe', 'rub_rate'], message: `required for currency "${payments.stripe.currency}": the RUB credited per 1 ${payments.stripe.currency.toUpperCase()}, such as "92.50"` });
+  }
+  if (payments && parseRub(payments.min_rub) > parseRub(payments.max_rub)) problems.push({ path: ['payments', 'min_rub'], message: `must not exceed payments.max_rub (${payments.max_rub})` });
+  if (payments && parseRub(payments.min_rub) <= 0n) problems.push({ path: ['payments', 'min_rub'], message: 'must be more than 0' });
   if (metricsPort !== undefined && metricsPort > 65535) problems.push({ path: ['metrics', 'listen'], message: `expected a port number 0-65535, got ${metricsPort}` });
   // A live process beats every interval; fewer than 3 intervals before it counts as gone would
   // let one slow beat (a busy database, a GC pause) get its holds released.
@@ -432,9 +490,49 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     },
     metrics: metricsConfig(file.metrics, env),
     email: file.email === undefined ? undefined : { smtpUrl: env[file.email.smtp_url_env] || undefined, smtpUrlEnv: file.email.smtp_url_env, from: file.email.from },
+    payments: file.payments === undefined ? undefined : paymentsConfig(file.payments, env),
+    referral: file.referral === undefined ? undefined : { basisPoints: basisPointsOf(file.referral.percent), months: file.referral.months },
+    lowBalance: {
+      defaultThresholdUnits: file.low_balance.default_threshold_rub === undefined ? undefined : parseRub(file.low_balance.default_threshold_rub),
+      checkIntervalMs: parseDuration(file.low_balance.check_interval),
+    },
     providers,
     models: file.models,
     observability: { otlp: file.observability.otlp === undefined ? undefined : otlpConfig(file.observability.otlp, env) },
+  };
+}
+
+function paymentsConfig(payments: NonNullable<ConfigFile['payments']>, env: NodeJS.ProcessEnv): PaymentsConfig {
+  const { yookassa, stripe } = payments;
+  return {
+    minUnits: parseRub(payments.min_rub),
+    maxUnits: parseRub(payments.max_rub),
+    presetsUnits: payments.presets.map((preset) => parseRub(preset)),
+    bonusTiers: payments.bonus_tiers.map((tier) => ({ fromUnits: parseRub(tier.from), basisPoints: basisPointsOf(tier.percent) })).sort((a, b) => (a.fromUnits > b.fromUnits ? -1 : a.fromUnits < b.fromUnits ? 1 : 0)),
+    sweepAfterMs: parseDuration(payments.sweep_after),
+    yookassa:
+      yookassa === undefined
+        ? undefined
+        : {
+            shopId: yookassa.shop_id,
+            secretKey: env[yookassa.secret_key_env] || undefined,
+            secretKeyEnv: yookassa.secret_key_env,
+            apiUrl: yookassa.api_url.replace(/\/+$/, ''),
+            vatCode: yookassa.vat_code,
+            notificationAddresses: yookassa.notification_addresses,
+          },
+    stripe:
+      stripe === undefined
+        ? undefined
+        : {
+            secretKey: env[stripe.secret_key_env] || undefined,
+            secretKeyEnv: stripe.secret_key_env,
+            webhookSecret: env[stripe.webhook_secret_env] || undefined,
+            webhookSecretEnv: stripe.webhook_secret_env,
+            currency: stripe.currency,
+            rubRate: stripe.currency === 'rub' ? '1' : stripe.rub_rate!,
+            apiUrl: stripe.api_url.replace(/\/+$/, ''),
+          },
   };
 }
 

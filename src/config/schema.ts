@@ -28,6 +28,14 @@ export { providerKinds, type ProviderKind } from '../vendors/registry.js';
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 
+/** An amount in RUB with up to 4 decimals, as a string. */
+const rubAmount = z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'expected an amount in RUB with up to 4 decimals, such as "500" (quote it in YAML)');
+/** A percentage with up to 2 decimals, as a string (0 to 100). */
+const percentString = z
+  .string()
+  .regex(/^\d{1,3}(\.\d{1,2})?$/, 'expected a percentage such as "10" or "2.5" (quote it in YAML)')
+  .refine((value) => Number(value) <= 100, 'expected at most 100');
+
 const providerSchema = z.strictObject({
   kind: z.enum(providerKinds),
   base_url: z.url().optional(),
@@ -345,6 +353,63 @@ export const configSchema = z.strictObject({
       from: z.string().min(3).max(320),
     })
     .optional(),
+  /** Customers' own payments (docs/payments.md): the providers, the amounts offered, the top-up bonus tiers. Without it, only the operator adds money. */
+  payments: z
+    .strictObject({
+      /** The least and the most one payment may add, in RUB. */
+      min_rub: rubAmount.default('100'),
+      max_rub: rubAmount.default('100000'),
+      /** The amounts the top-up page offers as buttons, in RUB. */
+      presets: z.array(rubAmount).max(8).default(['300', '1000', '3000']),
+      /** A `bonus` row next to a top-up of at least `from` RUB: `percent` of it (the highest tier reached applies). */
+      bonus_tiers: z.array(z.strictObject({ from: rubAmount, percent: percentString })).max(20).default([]),
+      /** A payment still pending this long after it was made is asked of its provider by the sweeper (a lost notification, a crash before the credit). */
+      sweep_after: durationString.default('1m'),
+      /** YooKassa (docs/payments.md, "YooKassa"): payments in RUB with a 54-FZ receipt. */
+      yookassa: z
+        .strictObject({
+          shop_id: z.string().regex(/^[0-9]{1,20}$/, 'expected the shop id from the YooKassa dashboard, digits only (quote it in YAML)'),
+          secret_key_env: environmentVariableName,
+          /** The API's base address; `sim` is the built-in simulator (no key, no real money: tests and demos only). */
+          api_url: z.union([z.literal('sim'), z.url()]).default('https://api.yookassa.ru/v3'),
+          /** The receipt's VAT code (vat_code of 54-FZ: 1 = without VAT, … 6 = 20/120), printed on the one "balance top-up" item. */
+          vat_code: z.number().int().min(1).max(12).default(1),
+          /** Accept notifications only from these address ranges (CIDR), such as YooKassa's published ones; default any (the payment is fetched from the API before anything is credited). */
+          notification_addresses: z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'expected an address or a CIDR range such as 185.71.76.0/27')).optional(),
+        })
+        .optional(),
+      /** Stripe Checkout (docs/payments.md, "Stripe"): card payments in `currency`, credited at `rub_rate`. */
+      stripe: z
+        .strictObject({
+          secret_key_env: environmentVariableName,
+          webhook_secret_env: environmentVariableName,
+          /** ISO 4217, lowercase as Stripe writes it. */
+          currency: z.string().regex(/^[a-z]{3}$/, 'expected a currency code such as "usd" or "eur"').default('usd'),
+          /** RUB credited per unit of `currency` (required unless the currency is rub). */
+          rub_rate: z.string().regex(/^\d{1,9}(\.\d{1,8})?$/, 'expected RUB per unit of the currency, such as "92.50" (quote it in YAML)').optional(),
+          /** The API's base address; `sim` is the built-in simulator. */
+          api_url: z.union([z.literal('sim'), z.url()]).default('https://api.stripe.com'),
+        })
+        .optional(),
+    })
+    .optional(),
+  /** Referral income (docs/payments.md, "Referrals"): a share of the paid top-ups of accounts that signed up through a customer's link. */
+  referral: z
+    .strictObject({
+      percent: percentString,
+      /** For how many months after the referred account's sign-up its top-ups earn. */
+      months: z.number().int().min(1).max(120).default(12),
+    })
+    .optional(),
+  /** The email (and optional signed webhook) sent when an account's available money falls below its threshold (docs/payments.md, "Low balance"). */
+  low_balance: z
+    .strictObject({
+      /** The threshold of accounts that have not set their own, in RUB; none when unset. */
+      default_threshold_rub: rubAmount.optional(),
+      /** How often balances are looked at. */
+      check_interval: durationString.default('1m'),
+    })
+    .prefault({}),
   /**
    * Who may read GET /metrics (docs/operations.md, "Metrics"). Neither set: the API port answers
    * loopback peers only. token_env: the Bearer token is required. listen: /metrics moves to a

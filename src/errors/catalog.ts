@@ -285,6 +285,19 @@ export const errorCatalog = {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: 'a sign-up whose invite code is unknown, expired, revoked or already used (one message for all; the same whether or not the email has an account)',
   },
+  // Customers' payments (issue 32; docs/payments.md)
+  payment_not_refundable: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: 'a refund of a payment that is not succeeded (pending, cancelled, refunded already) or of more than is left of it: nothing was refunded',
+  },
+  refund_exceeds_available: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: "a refund of more than the account's unspent money: nothing was refunded (refunding anyway takes the balance to zero, never below)",
+  },
+  notification_refused: {
+    status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: "a payment provider's notification that fails its checks (Stripe's signature, YooKassa's address ranges) or is not the provider's: nothing was read or credited",
+  },
   email_unavailable: {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: 'sign-up, password reset or email change while `email` is not configured (the login page does not offer them then)',

@@ -44,6 +44,8 @@ import { createCabinetKey, listCabinetKeys, revokeCabinetKey, rotateWebhookSecre
 import { changeMemberRole, inviteMember, listMembers, removeMember } from './routes/cabinet-members.js';
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
+import { createCabinetPayment, listCabinetPayments, retrieveCabinetPayment } from './routes/cabinet-payments.js';
+import { paymentNotification } from './routes/payment-notifications.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
@@ -114,6 +116,8 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/oidc/:name/start', auth: 'none', scope: null, handler: oidcStart },
   { method: 'GET', path: '/cabinet/api/oidc/:name/callback', auth: 'none', scope: null, handler: oidcCallback },
   { method: 'GET', path: '/cabinet/api/telegram/callback', auth: 'none', scope: null, handler: telegramCallback },
+  // Payment providers' notifications (routes/payment-notifications.ts): public, checked by each provider's adapter, never credited from the body.
+  { method: 'POST', path: '/payments/:provider/notifications', auth: 'none', scope: null, rateLimited: false, handler: paymentNotification },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },
@@ -178,6 +182,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/webhook-secret', auth: 'session', scope: null, handler: showWebhookSecret },
   { method: 'POST', path: '/cabinet/api/webhook-secret/rotate', auth: 'session', scope: null, owner: true, handler: rotateWebhookSecret },
   // The account's members (cabinet-members.ts): everyone sees them, owners change them.
+  // Top-ups (routes/cabinet-payments.ts): any member may add money; refunds are the operator's.
+  { method: 'GET', path: '/cabinet/api/payments', auth: 'session', scope: null, handler: listCabinetPayments },
+  { method: 'POST', path: '/cabinet/api/payments', auth: 'session', scope: null, body: 'json', handler: createCabinetPayment },
+  { method: 'GET', path: '/cabinet/api/payments/:id', auth: 'session', scope: null, handler: retrieveCabinetPayment },
   { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
   { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
   { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },

@@ -18,6 +18,8 @@ import { listenFailure } from '../util/listen-failure.js';
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { missingLoginSecrets } from '../users/login-secrets.js';
+import { missingPaymentSecrets } from '../payments/open-payments.js';
+import { sweepPayments } from '../process/payment-sweep.js';
 import { ConfigError } from '../config/load.js';
 import { decoyPasswordHash } from '../users/password.js';
 import { createApp } from './app.js';
@@ -54,7 +56,7 @@ export async function startServer(
   // The decoy hash unknown emails are checked against, made now: else the first unknown address would take two hashes' time.
   else void decoyPasswordHash();
   // So would a login provider without its secret (src/users/login-secrets.ts).
-  const loginSecretProblems = missingLoginSecrets(services.config);
+  const loginSecretProblems = [...missingLoginSecrets(services.config), ...missingPaymentSecrets(services.config)];
   if (loginSecretProblems.length > 0) throw new ConfigError('the environment', loginSecretProblems);
   const routes = options.routes ?? routeTable;
   // With metrics.listen, /metrics is served there alone, and the API port no longer has it.
@@ -129,6 +131,8 @@ export async function startServer(
   const url = `http://${host}:${address.port}`;
   // Where this serve answers, for `cabinet link` and a refused second serve: a convenience, so a failure only warns.
   await services.holdOwner.announce(url).catch((error: unknown) => services.logger.warn({ err: error }, 'could not record the address this process serves on'));
+  // Payments return the browser here unless cabinet.public_url says otherwise; the simulator learns where its notifications go.
+  await services.payments?.payments.start(url).catch((error: unknown) => services.logger.warn({ err: error }, 'the payment providers could not be told where this process serves'));
 
   const { logger, ledger, apiKeys, config } = services;
   const chores = [
@@ -138,6 +142,7 @@ export async function startServer(
         (error) => logger.error({ err: error }, 'hold sweeper failed'),
       );
       sweepCabinet(services);
+      sweepPayments(services);
     }, config.holds.sweepIntervalMs),
     setInterval(() => {
       apiKeys.flushLastUsed().catch((error) => logger.error({ err: error }, 'last-used flush failed'));

@@ -4,6 +4,7 @@
 // with them it removes ended cabinet login links and sessions.
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from './cabinet-sweep.js';
+import { sweepPayments } from './payment-sweep.js';
 import type { ServerServices } from '../services.js';
 
 export interface RunningWorker {
@@ -23,6 +24,7 @@ export async function startWorker(services: ServerServices): Promise<RunningWork
   const sweeper = setInterval(() => {
     services.ledger.releaseExpired().catch((error: unknown) => services.logger.error({ err: error }, 'hold sweeper failed'));
     sweepCabinet(services);
+    sweepPayments(services);
   }, services.config.holds.sweepIntervalMs);
   return {
     owner: runner.owner,

@@ -10,6 +10,7 @@ import { anthropicErrorBody, openaiErrorBody, SimError } from './errors.js';
 import { handleMediaGet, mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from './media/routes.js';
 import { simJobStats } from './media/sim-jobs.js';
 import { handleChatCompletions } from './openai-chat.js';
+import { PaymentSimulators } from './payments/routes.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
 import { ClientWatch } from './sse-writer.js';
@@ -88,6 +89,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const usage = new UsageBook();
   const instance = createHash('sha256').update(`${process.pid}:${Date.now()}:${Math.random()}`).digest('hex').slice(0, 8);
   let requestCount = 0;
+  const payments = new PaymentSimulators();
+  let origin = '';
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = `req_sim${instance}${(++requestCount).toString(36).padStart(6, '0')}`;
@@ -96,6 +99,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const protocol = protocolOf(path);
     const reply = { response, requestId, watch };
     try {
+      // The payment providers (payments/): their own wire, pages and errors.
+      if (await payments.handle(request, response, path, queryString, origin)) return;
       if (request.method === 'GET' || request.method === 'HEAD') {
         if (path === '/healthz') return sendJson(reply, 200, { status: 'ok' });
         // Test and operator introspection, not a vendor endpoint: counts of simulated jobs.
@@ -148,6 +153,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  origin = url;
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -158,6 +164,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         server.closeAllConnections();
         cache.clear();
         usage.clear();
+        payments.close();
       });
       return closing;
     },
