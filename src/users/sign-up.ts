@@ -9,6 +9,7 @@ import type { Account, Accounts } from '../accounts/accounts.js';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
+import { signupBonusSource } from '../payments/credit-sources.js';
 import type { AccountMembers } from './account-members.js';
 import type { Invites } from './invites.js';
 import type { User, UserLocale, Users } from './users.js';
@@ -77,7 +78,7 @@ export class SignUps {
       const at = this.now();
       await writeAudit(trx, { actor, action: 'user.signup', target: user.id, accountId: account.id, details: { method: request.identity?.provider ?? 'email', invite: this.mode === 'invite' } }, at);
       if (this.bonusUnits > 0n) {
-        const { transactionId } = await ledger.credit(account.id, this.bonusUnits, 'bonus', { within: trx, description: 'sign-up bonus' });
+        const { transactionId } = await ledger.credit(account.id, this.bonusUnits, 'bonus', { within: trx, description: 'sign-up bonus', source: signupBonusSource(user.id) });
         await writeAudit(trx, { actor, action: 'balance.topup', target: account.id, accountId: account.id, details: { kind: 'bonus', source: 'signup', amount_rub: formatRub(this.bonusUnits), transaction_id: transactionId } }, at);
       }
       return { user, account: { ...account, balanceUnits: this.bonusUnits } as Account };
