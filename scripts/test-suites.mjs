@@ -29,6 +29,7 @@ export const processSuites = [
   'test/cli/serve-redis-down.test.ts',
   'test/cli/serve.test.ts',
   'test/cli/users-cli.test.ts',
+  'test/codes/codes-cli.test.ts',
   'test/install/install.test.ts',
   'test/chaos/**/*.test.ts',
   'test/bench/**/*.test.ts',

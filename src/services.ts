@@ -11,6 +11,7 @@ import { RedisKeyLimitStore, RedisKeyLimitStoreWithFallback } from './auth/key-l
 import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
+import { Codes } from './codes/codes.js';
 import { PendingSettles } from './billing/pending-settles.js';
 import { UsageOutbox } from './billing/usage-outbox.js';
 import { UsageRecords } from './billing/usage-records.js';
@@ -63,6 +64,8 @@ export interface Services {
   readonly cabinet: Cabinet;
   /** Self-service accounts: users, memberships, email links, invites, sign-up, the mailer (src/users/user-services.ts). */
   readonly users: UserServices;
+  /** Redemption codes: batches made by the operator, redeemed by customers (src/codes/). */
+  readonly codes: Codes;
   close(): Promise<void>;
 }
 
@@ -132,6 +135,7 @@ export function openServices(config: Config, options: { logger?: Logger; backgro
     blobs,
     cabinet: openCabinet(db, apiKeys, config.cabinet, now),
     users,
+    codes: new Codes(db, ledger, now),
     async close() {
       await apiKeys.flushLastUsed().catch(() => undefined);
       users.mailer?.close();

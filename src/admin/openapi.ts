@@ -15,7 +15,7 @@ export interface AdminOperation {
   /** As the route table writes it (`:id` parameters). */
   readonly path: string;
   readonly operationId: string;
-  readonly tag: 'accounts' | 'users' | 'keys' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
+  readonly tag: 'accounts' | 'users' | 'keys' | 'codes' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
   readonly summary: string;
   /** The admin token scope the route needs (as its route table row says); null only for the public document. */
   readonly scope: AdminScope | null;
@@ -59,6 +59,10 @@ export const adminOperations: readonly AdminOperation[] = [
   { method: 'GET', path: '/admin/v1/invites', operationId: 'listInvites', tag: 'accounts', scope: 'read', summary: 'Sign-up invite codes (cabinet.signup: invite) that still work, or all with all=true (never the codes)', query: schemas.invitesQuery, success: { status: 200, schema: schemas.inviteList, description: 'the invites, oldest first' }, errors: ['validation_error'] },
   { method: 'POST', path: '/admin/v1/invites', operationId: 'createInvites', tag: 'accounts', scope: 'accounts', summary: 'Create sign-up invite codes, each making one account once; the codes are in this answer only (audited: invite.create)', body: schemas.createInvitesBody, success: { status: 201, schema: schemas.createdInviteList, description: 'the new invites with their codes' }, errors: ['validation_error'] },
   { method: 'POST', path: '/admin/v1/invites/:id/revoke', operationId: 'revokeInvite', tag: 'accounts', scope: 'accounts', summary: 'Revoke an unused invite code (audited: invite.revoke, once; a used code stays used)', success: { status: 200, schema: schemas.invite, description: 'the invite' }, errors: ['not_found'] },
+  { method: 'GET', path: '/admin/v1/codes', operationId: 'listCodeBatches', tag: 'codes', scope: 'read', summary: 'Batches of redemption codes, newest first, each with its redemptions so far (never a code)', success: { status: 200, schema: schemas.codeBatchList, description: 'the batches' }, errors: [] },
+  { method: 'POST', path: '/admin/v1/codes', operationId: 'createCodes', tag: 'codes', scope: 'money', summary: 'Create a batch of redemption codes, each crediting `amount_rub` as a bonus to up to `uses` accounts, once each; the codes are in this answer only, stored as hashes (audited: code_batch.create)', body: schemas.createCodesBody, success: { status: 201, schema: schemas.createdCodeBatch, description: 'the batch and its codes' }, errors: ['validation_error'] },
+  { method: 'GET', path: '/admin/v1/codes/:batchId', operationId: 'showCodeBatch', tag: 'codes', scope: 'read', summary: 'One batch with its codes: hint (last four characters), uses left, disabled, redemptions (never a code)', success: { status: 200, schema: schemas.codeBatchDetail, description: 'the batch and its codes' }, errors: ['not_found'] },
+  { method: 'POST', path: '/admin/v1/codes/:id/disable', operationId: 'disableCodes', tag: 'codes', scope: 'money', summary: 'Disable a whole batch (cbat_…) or one code (code_…): it credits nothing from then on; what was redeemed stays (audited: code_batch.disable or code.disable, once)', success: { status: 200, schema: schemas.disabledCodes, description: 'the batch or the code; disabling it again keeps the first time' }, errors: ['not_found'] },
   { method: 'GET', path: '/admin/v1/openapi.json', operationId: 'openApiDocument', tag: 'meta', scope: null, summary: 'This document (no credentials needed)', success: { status: 200, schema: z.looseObject({ openapi: z.literal('3.1.0') }), description: 'the OpenAPI 3.1 document' }, errors: [], public: true },
 ];
 
@@ -132,6 +136,7 @@ export function openApiDocument(version: string): JsonSchema {
       { name: 'accounts' },
       { name: 'users', description: "the people who log in to the cabinet and the accounts they act for; scope accounts, reads included (addresses are personal data)" },
       { name: 'keys' },
+      { name: 'codes', description: 'redemption codes: batches the operator hands out, each code crediting a bonus once per account (docs/payments.md)' },
       { name: 'requests' },
       { name: 'jobs' },
       { name: 'status', description: 'upstream health is per instance: each process answers for the calls it made' },

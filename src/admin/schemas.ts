@@ -396,3 +396,39 @@ export const createInvitesBody = z.object({
   count: z.number().int().min(1).max(1000).optional().describe('how many codes (default 1)'),
   expires: z.string().max(100).optional().describe('when the codes stop working: a duration from now (30d, 12h, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone, or never (default 30d)'),
 });
+
+// ── redemption codes (issue 32; docs/payments.md, "Redemption codes") ────────────────────────
+
+export const codeBatch = z.strictObject({
+  id: z.string().describe('cbat_…'),
+  amount_rub: rubText.describe('what one redemption credits (a bonus ledger row)'),
+  uses_per_code: z.number().int().describe('accounts each code may credit, once each'),
+  count: z.number().int().describe('codes in the batch'),
+  redeemed: z.number().int().describe('redemptions of its codes so far'),
+  expires_at: nullableIso,
+  disabled_at: nullableIso,
+  note: z.string().nullable().describe('the operator\'s note; the customer who redeems a code sees it too'),
+  created_by: z.string(),
+  created_at: isoTime,
+});
+export const redemptionCode = z.strictObject({
+  id: z.string().describe('code_…'),
+  hint: z.string().describe('the last four characters of the code (the code itself is never shown again)'),
+  uses_left: z.number().int(),
+  disabled_at: nullableIso,
+  redemptions: z.number().int().describe('accounts that redeemed it so far'),
+});
+export const codeBatchList = z.strictObject({ object: z.literal('list'), data: z.array(codeBatch), has_more: z.literal(false) });
+export const codeBatchDetail = codeBatch.extend({ codes: z.array(redemptionCode).describe('every code of the batch, in the order made') });
+export const createdCodeBatch = z.strictObject({
+  batch: codeBatch,
+  codes: z.array(z.string()).describe('the codes (ABCD-EFGH-JKLM-NPQR-STUV): shown this once, stored only as hashes'),
+});
+export const createCodesBody = z.strictObject({
+  amount_rub: rubInput({ allowNegative: false }).describe('RUB each redemption credits: digits with up to 4 decimals (e.g. "500")'),
+  count: z.number().int().min(1).max(10_000).describe('how many codes (1-10000)'),
+  expires: z.string().max(100).optional().describe('when the codes stop working: a duration from now (30d, 12h, 2w), a date (2027-01-31: 00:00 UTC), an ISO time with zone, or never (default never)'),
+  uses: z.number().int().min(1).max(1_000_000).optional().describe('how many accounts each code may credit, once each (default 1)'),
+  note: z.string().max(200).optional().describe('what the batch is for; the customer who redeems a code sees it too'),
+});
+export const disabledCodes = z.union([codeBatch, redemptionCode]).describe('the batch (a cbat_… id) or the code (a code_… id) as it is now');

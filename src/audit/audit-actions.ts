@@ -45,4 +45,9 @@ export const auditActions = [
   'payment.succeeded',
   'payment.refund',
   'payment.refund_failed',
+  // Redemption codes (src/codes/*, issue 32): a batch made, a code or batch disabled, a code redeemed.
+  'code_batch.create',
+  'code_batch.disable',
+  'code.disable',
+  'code.redeem',
 ] as const;

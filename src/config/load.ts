@@ -85,6 +85,8 @@ export interface Config {
     readonly adminSessionMaxMs: number;
     readonly loginAttemptsPerMinute: number;
     readonly loginAttemptsPerEmailPerMinute: number;
+    /** Redemption code attempts per account per minute, and as many per client address (cabinet.code_attempts_per_minute). */
+    readonly codeAttemptsPerMinute: number;
     readonly signup: 'closed' | 'invite' | 'open';
     /** cabinet.signup_bonus in units of 0.0001 RUB; 0n when unset. */
     readonly signupBonusUnits: bigint;
@@ -467,6 +469,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       adminSessionMaxMs: parseDuration(file.cabinet.admin_session_max),
       loginAttemptsPerMinute: file.cabinet.login_attempts_per_minute,
       loginAttemptsPerEmailPerMinute: file.cabinet.login_attempts_per_email_per_minute,
+      codeAttemptsPerMinute: file.cabinet.code_attempts_per_minute,
       signup: file.cabinet.signup,
       signupBonusUnits: file.cabinet.signup_bonus === undefined ? 0n : parseRub(file.cabinet.signup_bonus),
       emailLinkTtlMs: parseDuration(file.cabinet.email_link_ttl),

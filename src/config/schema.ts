@@ -312,6 +312,8 @@ export const configSchema = z.strictObject({
       login_attempts_per_minute: z.number().int().min(1).max(10_000).default(10),
       /** Password login attempts per email address per minute, whatever address they come from. */
       login_attempts_per_email_per_minute: z.number().int().min(1).max(10_000).default(10),
+      /** Attempts to redeem a code (POST /cabinet/api/codes/redeem) per account per minute, and as many per client address. */
+      code_attempts_per_minute: z.number().int().min(1).max(10_000).default(10),
       /** Who may create an account (docs/cabinet.md, "Sign-up"): nobody (only the operator's links), holders of an invite code, or anyone. */
       signup: z.enum(['closed', 'invite', 'open']).default('closed'),
       /** RUB credited to a new account as a `bonus` ledger row; none when unset. */

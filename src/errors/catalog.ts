@@ -298,6 +298,15 @@ export const errorCatalog = {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: "a payment provider's notification that fails its checks (Stripe's signature, YooKassa's address ranges) or is not the provider's: nothing was read or credited",
   },
+  // Redemption codes (issue 32; docs/payments.md, "Redemption codes")
+  code_invalid: {
+    status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
+    description: 'a redemption code that is unknown, mistyped, disabled, expired or used up: one message and status for all, so trying codes tells nothing about which exist; nothing was credited',
+  },
+  code_already_redeemed: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http',
+    description: 'this account has redeemed this code already (a code credits an account once; only its redeemer can be told so); nothing was credited',
+  },
   email_unavailable: {
     status: 403, type: 'permission_error', retryable: null, seenIn: 'http',
     description: 'sign-up, password reset or email change while `email` is not configured (the login page does not offer them then)',
@@ -345,6 +354,10 @@ export const errorCatalog = {
   login_rate_limited: {
     status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
     description: 'too many login attempts from this address (`cabinet.login_attempts_per_minute`; sign-ups and reset requests count too) or for this email (`cabinet.login_attempts_per_email_per_minute`); the right password is refused too until `Retry-After` (integer seconds)',
+  },
+  code_rate_limited: {
+    status: 429, type: 'rate_limit_error', retryable: true, seenIn: 'http',
+    description: 'too many attempts to redeem a code from this account or from this address (`cabinet.code_attempts_per_minute` each; good or bad, every attempt counts); integer `Retry-After` (1-60)',
   },
   // 429
   rate_limit_exceeded: {

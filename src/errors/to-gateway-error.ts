@@ -10,6 +10,7 @@ import { InvalidAdminScopeError } from '../cabinet/admin-scopes.js';
 import { AdminTokenNotFoundError, InvalidAdminTokenNameError } from '../cabinet/admin-tokens.js';
 import { SessionNotFoundError } from '../cabinet/sessions.js';
 import { InviteNotFoundError } from '../users/invites.js';
+import { CodeAlreadyRedeemedError, CodeInvalidError, CodeNotFoundError } from '../codes/code-errors.js';
 import { KeyBudgetExceededError, KeyPolicyFormatError } from '../auth/key-policy.js';
 import { InvalidScopeError } from '../auth/scopes.js';
 import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, KeyNotLiveError } from '../billing/errors.js';
@@ -71,6 +72,10 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof UserNotFoundError || error instanceof MemberNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof LastOwnerError) return new GatewayError('last_owner', `An account keeps at least one owner: make another member an owner first. Nothing was changed.`);
   if (error instanceof AlreadyMemberError) return new GatewayError('already_member', `${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`);
+  // One answer for every code that cannot credit (src/codes/code-errors.ts): its words are the customer's.
+  if (error instanceof CodeInvalidError) return new GatewayError('code_invalid', 'This code is invalid, expired or already used up. Check that it is typed correctly; nothing was credited.', { param: 'code' });
+  if (error instanceof CodeAlreadyRedeemedError) return new GatewayError('code_already_redeemed', 'This account has already redeemed this code; a code credits an account once. Nothing more was credited.', { param: 'code' });
+  if (error instanceof CodeNotFoundError) return new GatewayError('not_found', error.message);
   if (error instanceof JoinNeedsLoginError) return new GatewayError('join_login_required', 'This address already has a user: log in first, then open the invitation link again. The link is still valid.');
   return surface === 'http' ? fromHttpParser(error) : fromCommand(error);
 }

@@ -30,6 +30,7 @@ import { createLoginLink } from './routes/admin-login-link.js';
 import { createKey, listKeys, revokeKey, updateKey } from './routes/admin-keys.js';
 import { adminOpenApi } from './routes/admin-openapi.js';
 import { createInvites, listInvites, revokeInvite } from './routes/admin-invites.js';
+import { createCodes, disableCodes, listCodeBatches, showCodeBatch } from './routes/admin-codes.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { disableUser, enableUser, listUsers, showUser } from './routes/admin-users.js';
@@ -45,6 +46,7 @@ import { changeMemberRole, inviteMember, listMembers, removeMember } from './rou
 import { cabinetModels, cabinetOverview } from './routes/cabinet-overview.js';
 import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabinetGeneration, listCabinetGenerations, retrieveCabinetGeneration } from './routes/cabinet-storage.js';
 import { createCabinetPayment, listCabinetPayments, retrieveCabinetPayment } from './routes/cabinet-payments.js';
+import { redeemCabinetCode } from './routes/cabinet-codes.js';
 import { paymentNotification } from './routes/payment-notifications.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
@@ -186,6 +188,8 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/payments', auth: 'session', scope: null, handler: listCabinetPayments },
   { method: 'POST', path: '/cabinet/api/payments', auth: 'session', scope: null, body: 'json', handler: createCabinetPayment },
   { method: 'GET', path: '/cabinet/api/payments/:id', auth: 'session', scope: null, handler: retrieveCabinetPayment },
+  // Redemption codes (routes/cabinet-codes.ts): any member may redeem one; limited per account and per address besides the key's limit.
+  { method: 'POST', path: '/cabinet/api/codes/redeem', auth: 'session', scope: null, body: 'json', handler: redeemCabinetCode },
   { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
   { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
   { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },
@@ -243,6 +247,11 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/admin/v1/invites', auth: 'admin', scope: 'read', handler: listInvites },
   { method: 'POST', path: '/admin/v1/invites', auth: 'admin', scope: 'accounts', body: 'json', handler: createInvites },
   { method: 'POST', path: '/admin/v1/invites/:id/revoke', auth: 'admin', scope: 'accounts', handler: revokeInvite },
+  // Redemption codes (routes/admin-codes.ts): making and disabling them decides about money; a list shows no code.
+  { method: 'GET', path: '/admin/v1/codes', auth: 'admin', scope: 'read', handler: listCodeBatches },
+  { method: 'POST', path: '/admin/v1/codes', auth: 'admin', scope: 'money', body: 'json', handler: createCodes },
+  { method: 'GET', path: '/admin/v1/codes/:batchId', auth: 'admin', scope: 'read', handler: showCodeBatch },
+  { method: 'POST', path: '/admin/v1/codes/:id/disable', auth: 'admin', scope: 'money', handler: disableCodes },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

@@ -29,6 +29,8 @@ interface Fixture {
   /** The request id of a fresh chat charge (a charge is refunded once). */
   newCharge(): Promise<string>;
   newAccountName(): string;
+  /** A batch of redemption codes (cbat_…), made as `gateway codes create` makes it. */
+  newCodeBatch(): Promise<string>;
 }
 
 interface RouteCase {
@@ -77,6 +79,11 @@ const expected: Record<string, RouteCase> = {
       return { path: `/admin/v1/invites/${made!.invite.id}/revoke` };
     },
   },
+  'GET /admin/v1/codes': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/codes' }) },
+  'POST /admin/v1/codes': { scope: 'money', status: 201, request: async () => ({ path: '/admin/v1/codes', body: { amount_rub: '10', count: 2, expires: '7d' } }) },
+  'GET /admin/v1/codes/:batchId': { scope: 'read', status: 200, request: async (fixture) => ({ path: `/admin/v1/codes/${await fixture.newCodeBatch()}` }) },
+  // A fresh batch for each call: disabling a disabled batch writes no audit row.
+  'POST /admin/v1/codes/:id/disable': { scope: 'money', status: 200, request: async (fixture) => ({ path: `/admin/v1/codes/${await fixture.newCodeBatch()}/disable` }) },
 };
 
 const adminRoutes = routeTable.filter((route) => route.auth === 'admin');
@@ -110,6 +117,7 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       return video.body.id as string;
     },
     newAccountName: () => `scoped-${accounts++}`,
+    newCodeBatch: async () => (await gateway.services.codes.create({ amountUnits: 10_000n, count: 1, expiresAt: null, actor: testActor, at: gateway.services.now() })).batch.id,
     clientAccountId: client.accountId,
     async newCharge() {
       const chat = await api(gateway, client.key, 'POST', '/v1/chat/completions', { model: 'sim/chat', messages: [{ role: 'user', content: 'to refund' }] });
@@ -171,6 +179,8 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['balance.adjust', 3],
       ['balance.refund', 3],
       ['balance.topup', 3],
+      ['code_batch.create', 3],
+      ['code_batch.disable', 3],
       ['invite.create', 3],
       ['invite.revoke', 3],
       ['job.cancel', 3],

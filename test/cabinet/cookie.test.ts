@@ -49,6 +49,7 @@ test('the cabinet configuration: defaults, the public URL, and refusals naming t
     adminSessionMaxMs: 43_200_000,
     loginAttemptsPerMinute: 10,
     loginAttemptsPerEmailPerMinute: 10,
+    codeAttemptsPerMinute: 10,
     signup: 'closed',
     signupBonusUnits: 0n,
     emailLinkTtlMs: 3_600_000,

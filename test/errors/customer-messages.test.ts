@@ -12,7 +12,7 @@ import { testClock } from '../helpers/clock.js';
 import { startGateway } from '../helpers/gateway.js';
 
 /** `gateway keys create`, `gateway cabinet link --account`, a bare flag as the CLI takes it. */
-const namesCommand = /\bgateway (keys|accounts|balance|cabinet|models|jobs|files|admin|invites|migrate|serve|worker|usage|reconcile|requests|backup|restore|simulate)\b|(^|[\s(])--[a-z][a-z-]+/;
+const namesCommand = /\bgateway (keys|accounts|balance|cabinet|models|jobs|files|admin|invites|codes|migrate|serve|worker|usage|reconcile|requests|backup|restore|simulate)\b|(^|[\s(])--[a-z][a-z-]+/;
 
 testOnBackends('the refusals of /v1 a client reads name no CLI command; each says what to do', async (t, database) => {
   const clock = testClock();
@@ -68,7 +68,7 @@ testOnBackends('the refusals of /v1 a client reads name no CLI command; each say
 
 /** Where the answers of /v1 and /cabinet/api are worded: the key and money checks, the pipeline, the routes and middleware that serve them. */
 const customerFacing = [
-  /^src\/(auth|pipeline|dialects|cabinet|cabinet-api|jobs|media-files|catalog|validation|users)\//,
+  /^src\/(auth|pipeline|dialects|cabinet|cabinet-api|jobs|media-files|catalog|validation|users|codes)\//,
   /^src\/billing\/(?!reconcile)/,
   /^src\/errors\/(refusals|to-gateway-error|gateway-error)\.ts$/,
   /^src\/http\/(routes|middleware)\/(?!admin-)/,
