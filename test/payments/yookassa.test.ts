@@ -255,3 +255,23 @@ testOnBackends('the hosted page speaks the customer’s language; a session with
   t.is(await balanceUnits(db, accountId), 3_000_000n);
   await assertLedgerInvariants(t, db);
 });
+
+testOnBackends('a payment YooKassa refuses to create is cancelled with its reason, and the sweeper leaves it alone', async (t, database) => {
+  // YooKassa takes at least 1 RUB: a configured minimum below it lets the test ask for less.
+  const { gateway, clock, accountId, browser, db } = await openShop(t, database, yookassaConfig({ payments: { min_rub: '0.5' } }));
+  const response = await fetch(`${gateway.url}/cabinet/api/payments`, {
+    method: 'POST',
+    headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ provider: 'yookassa', amount_rub: '0.50' }),
+  });
+  t.is(response.status, 502);
+  const body = (await response.json()) as Record<string, any>;
+  t.is(body.error.code, 'upstream_error');
+  t.regex(body.error.message, /yookassa refused to start the payment .*amount\.value must be at least 1\.00 RUB.*; nothing was charged/);
+  const [payment] = await db('payments').where({ account_id: accountId });
+  t.like(payment, { status: 'cancelled', provider_payment_id: null });
+  t.regex(payment.failure, /\(parameter amount\.value\)/);
+  clock.advance(3_600_000);
+  t.is(await gateway.services.payments!.payments.sweep(), 0);
+  t.deepEqual(await ledgerRows(db, accountId), []);
+});
