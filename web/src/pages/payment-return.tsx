@@ -102,7 +102,7 @@ export function PaymentReturn(props: { id: string; overview: Loaded<Overview>; o
     }
   }
   return (
-    <section aria-labelledby="return-heading" class="panel" data-testid="payment-return" data-status={payment?.status}>
+    <section aria-labelledby="return-heading" class="panel payment-return" data-testid="payment-return" data-status={payment?.status}>
       <h2 id="return-heading">{t('topup.return.title')}</h2>
       <div role="status">{body}</div>
       <ErrorMessage error={error} />

@@ -21,7 +21,8 @@ export function redeemRefusalKey(error: unknown): MessageKey | undefined {
   if (!(error instanceof ApiError)) return undefined;
   if (error.code === 'code_invalid') return 'topup.code.invalid';
   if (error.status === 429) return 'topup.code.tooMany';
-  if (error.status === 404 && error.code === 'unknown_endpoint') return 'topup.code.unavailable';
+  // A gateway without the route: the cabinet's page route answers a POST 405 (and an unknown path 404).
+  if (error.status === 405 || (error.status === 404 && error.code === 'unknown_endpoint')) return 'topup.code.unavailable';
   return undefined;
 }
 

@@ -232,11 +232,9 @@ function BonusNote(props: { offer: PaymentOffer; reached: { from_rub: string; pe
     .map(({ tier, from }) => t('topup.bonusTier', { percent: formatDecimal(tier.percent, language), from: rub(from) }))
     .join('; ');
   return (
-    <div>
+    <div aria-live="polite">
       <p class="muted small">{t('topup.bonusTerms', { tiers: terms })}</p>
-      <p aria-live="polite" data-testid="bonus-reached">
-        {props.reached && t('topup.bonusReached', { percent: formatDecimal(props.reached.percent, language) })}
-      </p>
+      {props.reached && <p data-testid="bonus-reached">{t('topup.bonusReached', { percent: formatDecimal(props.reached.percent, language) })}</p>}
     </div>
   );
 }
