@@ -78,7 +78,8 @@ testInBrowser('an owner invites a member from the Members page; the member joins
   await member.page.getByRole('cell', { name: 'New Member' }).waitFor();
   t.is(await member.page.getByRole('heading', { name: 'Invite someone' }).count(), 0);
   t.is(await member.page.getByRole('button', { name: /Make owner|Make member|Remove/ }).count(), 0);
-  t.is(await member.page.getByText(/top up/i).count(), 0);
+  // (The navigation's Top up page is the customer's own payment, which the API lets a member make; issue 32.)
+  t.is(await member.page.locator('main').getByText(/top up/i).count(), 0);
   t.deepEqual(await seriousViolations(member.page), [], 'axe on the member\'s Members page');
   await member.page.setViewportSize({ width: 390, height: 844 });
   t.deepEqual(await seriousViolations(member.page), [], 'axe on the member\'s Members page at 390 px');

@@ -22,7 +22,7 @@ export function setCsrfToken(token: string | undefined): void {
 }
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Sent as JSON; a FormData as multipart (uploads), its boundary set by the browser. */
   readonly body?: unknown;
   readonly signal?: AbortSignal;
@@ -75,4 +75,18 @@ export function queryString(values: Record<string, string | number | undefined |
   for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
   const text = query.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * A read of something this gateway may not offer: a route it does not have (404, an older or
+ * differently configured gateway) is null, so the page leaves that part out; any other failure
+ * is thrown as usual.
+ */
+export async function unlessMissing<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
 }

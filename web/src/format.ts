@@ -73,3 +73,13 @@ export function formatBytes(bytes: number, language: Language): string {
   const digits = unit === 0 || value >= 100 ? 0 : 1;
   return `${new Intl.NumberFormat(locales[language], { maximumFractionDigits: digits }).format(value)}${noBreakSpace}${units[unit]}`;
 }
+
+/**
+ * An amount as typed, the way the Russian pages write amounts read too ("1 234,5" → "1234.5"):
+ * spaces (no-break ones too) dropped and, when there is no decimal point, a comma read as one.
+ * Nothing else is changed: the API parses the text exactly and refuses what is not an amount.
+ */
+export function typedAmount(typed: string): string {
+  const text = typed.replace(/\s/g, '');
+  return text.includes('.') ? text : text.replace(',', '.');
+}

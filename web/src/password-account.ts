@@ -12,7 +12,8 @@ export async function logInWithPassword(email: string, password: string): Promis
   return session;
 }
 
-export function signUp(body: { email: string; password: string; invite_code?: string; locale: 'ru' | 'en' }): Promise<{ accepted: true }> {
+/** `referral`: the code of the referral link the visitor came by (`/cabinet/signup?ref=CODE`), which binds the new account to its referrer. */
+export function signUp(body: { email: string; password: string; invite_code?: string; referral?: string; locale: 'ru' | 'en' }): Promise<{ accepted: true }> {
   return api('/cabinet/api/signup', { method: 'POST', body });
 }
 

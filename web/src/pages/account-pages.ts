@@ -9,9 +9,11 @@ import { OverviewPage } from './overview.js';
 import { PlaygroundPage } from './playground.js';
 import { ProfilePage } from './profile.js';
 import type { PageDefinition } from './registry.js';
+import { TopUpPage } from './top-up.js';
 
 export const accountPages: readonly PageDefinition[] = [
   { path: '/', title: 'nav.overview', nav: true, component: OverviewPage },
+  { path: '/topup', title: 'nav.topup', nav: true, component: TopUpPage },
   { path: '/history', title: 'nav.history', nav: true, component: HistoryPage },
   { path: '/gallery', title: 'nav.gallery', nav: true, component: GalleryPage },
   { path: '/files', title: 'nav.files', nav: true, component: FilesPage },

@@ -1,7 +1,8 @@
 // Sign-up by email, `/cabinet/signup`: email, password (and the invite code when sign-up needs
 // one). The answer is the same whether or not the address already has an account (the server
 // sends that address a notice instead of a link), so the page says the same: check your mail.
-// The page's language goes with the request: the emails are written in it.
+// The page's language goes with the request: the emails are written in it. A visitor who came
+// by a customer's referral link (`/cabinet/signup?ref=CODE`) signs up with its code.
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorMessage, Link, Loading, PageHeading } from '../components/common.js';
 import { useAction } from '../data.js';
@@ -11,8 +12,15 @@ import { loadLoginOptions, type LoginOptions } from '../session.js';
 import { AccountError } from './account-error.js';
 import { LoginProviders } from './login-providers.js';
 
+/** The referral code of the address (`?ref=CODE`), if any. */
+function referralOfAddress(): string | undefined {
+  const code = new URLSearchParams(location.search).get('ref')?.trim();
+  return code ? code.slice(0, 200) : undefined;
+}
+
 export function SignupPage() {
   const { t, language } = useI18n();
+  const [referral] = useState(referralOfAddress);
   const [options, setOptions] = useState<LoginOptions | undefined>(undefined);
   const [loadError, setLoadError] = useState<unknown>(undefined);
   const [email, setEmail] = useState('');
@@ -41,7 +49,7 @@ export function SignupPage() {
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
-            await signUp({ email, password, locale: language, ...(options.signup === 'invite' ? { invite_code: inviteCode.trim() } : {}) });
+            await signUp({ email, password, locale: language, ...(options.signup === 'invite' ? { invite_code: inviteCode.trim() } : {}), ...(referral === undefined ? {} : { referral }) });
             setSentTo(email.trim());
             setPassword('');
           });
