@@ -20,9 +20,9 @@ function isoOf(value: string | number | null): string {
   return new Date(value < 1e11 ? value * 1000 : value).toISOString();
 }
 
-/** `code,batch_id,amount_rub,uses_per_code,expires_at`, one row per code, in the order given. */
+/** `code,amount_rub,uses,expires_at,batch_id` (the columns `gateway codes create` prints), one row per code, in the order given. */
 export function codesCsv(batch: CreatedBatch, codes: readonly string[]): string {
-  const rows = [['code', 'batch_id', 'amount_rub', 'uses_per_code', 'expires_at']];
-  for (const code of codes) rows.push([code, batch.id, batch.amount_rub, String(batch.uses_per_code), isoOf(batch.expires_at)]);
+  const rows = [['code', 'amount_rub', 'uses', 'expires_at', 'batch_id']];
+  for (const code of codes) rows.push([code, batch.amount_rub, String(batch.uses_per_code), isoOf(batch.expires_at), batch.id]);
   return rows.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
 }
