@@ -181,8 +181,9 @@ export class StripeSimulator {
       return void response.writeHead(303, { location: cancelUrl }).end();
     }
     if (action !== 'pay') throw new StripeSimError(400, 'invalid_request_error', 'action must be pay or cancel', 'parameter_invalid', 'action');
-    if (view.status !== 'open') return void page(200); // paid or expired meanwhile: the page says which
-    if ((form.get('card') ?? '').replace(/\D/g, '') === declinedCard) return void page(402, 'declined');
+    if (view.status === 'expired') return void page(200); // the page says so
+    if (view.status === 'open' && (form.get('card') ?? '').replace(/\D/g, '') === declinedCard) return void page(402, 'declined');
+    // A paid session sends the browser on again, and nothing more happens.
     const { successUrl } = this.shop.pay(sessionId, { hold: notify === 'none' });
     response.writeHead(303, { location: successUrl }).end();
   }
