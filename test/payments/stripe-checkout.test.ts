@@ -50,8 +50,11 @@ testOnBackends('a customer pays 500 RUB in USD on the Checkout page: the webhook
   t.deepEqual(await ledgerRows(gateway, customer.accountId), [{ kind: 'topup', amount_units: credited, source: `payment:stripe:${topUp.sessionId}` }]);
   t.is(await balanceUnits(gateway, customer.accountId), credited);
 
-  // What reached the gateway: one checkout.session.completed, answered 200 the first time.
-  const deliveries = await deliveriesOf(topUp.simulatorOrigin, topUp.sessionId);
+  // What reached the gateway: one checkout.session.completed, answered 200 the first time (the gateway commits before it answers: awaited).
+  const deliveries = await eventually(async () => {
+    const found = await deliveriesOf(topUp.simulatorOrigin, topUp.sessionId);
+    return found.every((delivery) => delivery.attempts.length > 0) ? found : undefined;
+  }, { what: 'the simulator has the answer to its webhook' });
   t.deepEqual(
     deliveries.map((delivery) => [delivery.type, delivery.url, delivery.held, delivery.delivered, delivery.attempts.map((attempt) => attempt.status)]),
     [['checkout.session.completed', `${gateway.url}/payments/stripe/notifications`, false, true, [200]]],
@@ -83,7 +86,11 @@ testOnBackends('Cancel returns to the top-up page with the session still open; a
     return row.status === 'cancelled' ? row : undefined;
   }, { what: 'checkout.session.expired cancelled the payment' });
   t.is(payment.failure, 'the Checkout Session expired');
-  t.deepEqual((await deliveriesOf(topUp.simulatorOrigin, topUp.sessionId)).map((delivery) => [delivery.type, delivery.delivered]), [['checkout.session.expired', true]]);
+  const deliveries = await eventually(async () => {
+    const found = await deliveriesOf(topUp.simulatorOrigin, topUp.sessionId);
+    return found.every((delivery) => delivery.attempts.length > 0) ? found : undefined;
+  }, { what: 'the simulator has the answer to its webhook' });
+  t.deepEqual(deliveries.map((delivery) => [delivery.type, delivery.delivered, delivery.attempts.map((attempt) => attempt.status)]), [['checkout.session.expired', true, [200]]]);
 
   // The page no longer takes the card.
   const page = await (await fetch(topUp.checkoutUrl)).text();

@@ -1,11 +1,13 @@
-// One simulated Stripe account: its Checkout Sessions, PaymentIntents, Charges, Refunds and
-// webhook endpoints, and what happens to them (a session paid or expired, a refund made).
+// One simulated Stripe account: its Checkout Sessions, PaymentIntents, Charges and Refunds,
+// and what happens to them (a session paid or expired, a refund made).
 // The objects are answered in Stripe's own shape (snake_case, amounts in the currency's minor
 // unit, times in seconds); every change that Stripe announces is handed to `onEvent` as the
-// event Stripe would send (stripe-webhooks.ts signs and delivers it).
+// event Stripe would send (stripe-webhooks.ts signs and delivers it to the endpoints of stripe-webhook-endpoints.ts).
 import { randomBytes } from 'node:crypto';
 import { invalidParameter, noSuch, StripeSimError } from './stripe-errors.js';
-import type { FormObject, FormValue } from './stripe-form.js';
+import { expandObject } from './stripe-expand.js';
+import type { FormObject } from './stripe-form.js';
+import { integerOf, listPage, metadataOf, optionalString, refuseUnknown, requiredString, urlOf } from './stripe-params.js';
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -68,16 +70,6 @@ interface Refund {
   readonly status: 'succeeded';
 }
 
-export interface WebhookEndpoint {
-  readonly id: string;
-  readonly created: number;
-  readonly url: string;
-  readonly enabledEvents: readonly string[];
-  readonly secret: string;
-  readonly description: string | null;
-  readonly apiVersion: string | null;
-}
-
 export interface StripeEvent {
   readonly id: string;
   readonly type: string;
@@ -93,55 +85,6 @@ export type EventHandler = (event: StripeEvent, options: { readonly hold: boolea
 
 const sessionParameters = new Set(['mode', 'line_items', 'success_url', 'cancel_url', 'client_reference_id', 'customer_email', 'metadata', 'locale', 'payment_intent_data', 'expires_at', 'payment_method_types', 'expand']);
 const refundParameters = new Set(['payment_intent', 'charge', 'amount', 'reason', 'metadata', 'expand']);
-const endpointParameters = new Set(['url', 'enabled_events', 'description', 'api_version', 'metadata', 'expand']);
-
-function refuseUnknown(params: FormObject, known: ReadonlySet<string>): void {
-  for (const key of Object.keys(params)) {
-    if (!known.has(key)) throw new StripeSimError(400, 'invalid_request_error', `Received unknown parameter: ${key}`, 'parameter_unknown', key);
-  }
-}
-
-function optionalString(params: FormObject, name: string, max = 5000): string | null {
-  const value = params[name];
-  if (value === undefined || value === '') return null;
-  if (typeof value !== 'string') throw invalidParameter(name, `Invalid string: ${name} must be a string`);
-  if (value.length > max) throw invalidParameter(name, `Invalid string: ${name} must be at most ${max} characters`);
-  return value;
-}
-
-function requiredString(params: FormObject, name: string, max = 5000): string {
-  const value = optionalString(params, name, max);
-  if (value === null) throw new StripeSimError(400, 'invalid_request_error', `Missing required param: ${name}.`, 'parameter_missing', name);
-  return value;
-}
-
-function integerOf(value: FormValue | undefined, name: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^-?[0-9]{1,15}$/.test(value)) throw invalidParameter(name, `Invalid integer: ${String(value)}`, 'parameter_invalid_integer');
-  const number = Number(value);
-  if (number < min) throw invalidParameter(name, `Invalid ${name}: must be at least ${min}`, 'parameter_invalid_integer');
-  return number;
-}
-
-function urlOf(params: FormObject, name: string, required: boolean): string | null {
-  const value = required ? requiredString(params, name, 5000) : optionalString(params, name, 5000);
-  if (value === null) return null;
-  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw invalidParameter(name, `Not a valid URL: ${name}`, 'url_invalid');
-  return value;
-}
-
-function metadataOf(value: FormValue | undefined, name: string): Record<string, string> {
-  if (value === undefined || value === '') return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParameter(name, `Invalid object: ${name} must be a hash`, 'parameter_invalid_object');
-  const entries = Object.entries(value);
-  if (entries.length > 50) throw invalidParameter(name, `Invalid ${name}: at most 50 keys`);
-  const metadata: Record<string, string> = {};
-  for (const [key, item] of entries) {
-    if (typeof item !== 'string' || key.length > 40 || item.length > 500) throw invalidParameter(`${name}[${key}]`, `Invalid ${name}: keys of at most 40 and values of at most 500 characters`);
-    metadata[key] = item;
-  }
-  return metadata;
-}
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -150,7 +93,6 @@ export class StripeShop {
   private readonly paymentIntents = new Map<string, PaymentIntent>();
   private readonly charges = new Map<string, Charge>();
   private readonly refunds = new Map<string, Refund>();
-  readonly endpoints = new Map<string, WebhookEndpoint>();
 
   constructor(
     private readonly onEvent: EventHandler,
@@ -262,34 +204,7 @@ export class StripeShop {
       if (typeof params.payment_intent === 'string' && session.paymentIntent !== params.payment_intent) return false;
       return true;
     });
-    return this.page(filtered.reverse(), params, '/v1/checkout/sessions', (session) => this.renderSession(session));
-  }
-
-  /** Stripe's list pages: newest first, `limit` (1-100, default 10), `starting_after` / `ending_before` an id of the list. */
-  private page<T extends { id: string }>(newestFirst: T[], params: FormObject, url: string, render: (item: T) => WireObject): WireObject {
-    const limit = integerOf(params.limit, 'limit', 1) ?? 10;
-    if (limit > 100) throw invalidParameter('limit', 'Invalid limit: must be at most 100', 'parameter_invalid_integer');
-    const cursor = (name: string) => {
-      const id = params[name];
-      if (id === undefined) return undefined;
-      const index = newestFirst.findIndex((item) => item.id === id);
-      if (typeof id !== 'string' || index < 0) throw invalidParameter(name, `Invalid ${name}: ${String(id)} is not in this list`, 'resource_missing');
-      return index;
-    };
-    const after = cursor('starting_after');
-    const before = cursor('ending_before');
-    let data: T[];
-    let hasMore: boolean;
-    if (before !== undefined) {
-      const start = Math.max(0, before - limit);
-      data = newestFirst.slice(start, before);
-      hasMore = start > 0;
-    } else {
-      const start = after === undefined ? 0 : after + 1;
-      data = newestFirst.slice(start, start + limit);
-      hasMore = start + limit < newestFirst.length;
-    }
-    return { object: 'list', data: data.map(render), has_more: hasMore, url };
+    return listPage(filtered.reverse(), params, '/v1/checkout/sessions', (session) => this.renderSession(session));
   }
 
   /** The hosted page's Pay: the card is charged, the session completes (a PaymentIntent and its Charge), checkout.session.completed goes out. */
@@ -437,7 +352,7 @@ export class StripeShop {
     const all = [...this.refunds.values()].filter(
       (refund) => (typeof params.payment_intent !== 'string' || refund.paymentIntent === params.payment_intent) && (typeof params.charge !== 'string' || refund.charge === params.charge),
     );
-    return this.page(all.reverse(), params, '/v1/refunds', (refund) => this.renderRefund(refund));
+    return listPage(all.reverse(), params, '/v1/refunds', (refund) => this.renderRefund(refund));
   }
 
   private renderRefund(refund: Refund): WireObject {
@@ -455,83 +370,15 @@ export class StripeShop {
     };
   }
 
-  // --- Webhook endpoints ----------------------------------------------------------------------
-
-  createEndpoint(params: FormObject, apiVersion: string | null): WireObject {
-    refuseUnknown(params, endpointParameters);
-    const url = urlOf(params, 'url', true)!;
-    const events = params.enabled_events;
-    if (!Array.isArray(events) || events.length === 0 || !events.every((event) => typeof event === 'string' && /^(\*|[a-z_]+(\.[a-z_]+)+)$/.test(event))) {
-      throw new StripeSimError(400, 'invalid_request_error', 'Missing required param: enabled_events.', 'parameter_missing', 'enabled_events');
-    }
-    const endpoint: WebhookEndpoint = {
-      id: stripeId('we'),
-      created: seconds(this.now()),
-      url,
-      enabledEvents: events as string[],
-      secret: `whsec_${randomBytes(24).toString('hex')}`,
-      description: optionalString(params, 'description', 5000),
-      apiVersion: optionalString(params, 'api_version', 40) ?? apiVersion,
-    };
-    this.endpoints.set(endpoint.id, endpoint);
-    // The secret is answered once, at creation, as Stripe does.
-    return { ...this.renderEndpoint(endpoint), secret: endpoint.secret };
-  }
-
-  retrieveEndpoint(id: string): WireObject {
-    const endpoint = this.endpoints.get(id);
-    if (!endpoint) throw noSuch('webhook_endpoint', id, 'webhook_endpoint');
-    return this.renderEndpoint(endpoint);
-  }
-
-  listEndpoints(params: FormObject): WireObject {
-    return this.page([...this.endpoints.values()].reverse(), params, '/v1/webhook_endpoints', (endpoint) => this.renderEndpoint(endpoint));
-  }
-
-  deleteEndpoint(id: string): WireObject {
-    if (!this.endpoints.delete(id)) throw noSuch('webhook_endpoint', id, 'webhook_endpoint');
-    return { id, object: 'webhook_endpoint', deleted: true };
-  }
-
-  private renderEndpoint(endpoint: WebhookEndpoint): WireObject {
-    return { id: endpoint.id, object: 'webhook_endpoint', api_version: endpoint.apiVersion, created: endpoint.created, description: endpoint.description, enabled_events: [...endpoint.enabledEvents], livemode: false, metadata: {}, status: 'enabled', url: endpoint.url };
-  }
-
   // --- Events, expansion ----------------------------------------------------------------------
 
   private announce(type: string, object: WireObject, sessionId: string | null, hold: boolean): void {
     this.onEvent({ id: stripeId('evt'), type, created: seconds(this.now()), object, sessionId }, { hold });
   }
 
-  /**
-   * `expand[]`: each path's ids replaced by their objects (`payment_intent.latest_charge`, in a
-   * list `data.payment_intent`). A path through something that is not an expandable id is
-   * refused, as Stripe refuses it.
-   */
+  /** `expand[]` (stripe-expand.ts) over this shop's objects. */
   expand(object: WireObject, paths: readonly string[]): WireObject {
-    const copy = structuredClone(object);
-    for (const path of paths) this.expandPath(copy, path.split('.'), path);
-    return copy;
-  }
-
-  private expandPath(target: WireObject, segments: readonly string[], path: string): void {
-    const [head, ...rest] = segments;
-    if (head === undefined) return;
-    if (head === 'data' && Array.isArray(target.data)) {
-      for (const item of target.data as WireObject[]) this.expandPath(item, rest, path);
-      return;
-    }
-    let value = target[head];
-    if (typeof value === 'string') {
-      value = this.objectById(value);
-      if (value === undefined) throw invalidParameter('expand', `This property cannot be expanded (${head}).`);
-      target[head] = value;
-    } else if (value === null) {
-      return; // nothing there yet (a session's payment_intent before it is paid): stays null, as in Stripe
-    } else if (typeof value !== 'object' || !(head in target)) {
-      throw invalidParameter('expand', `This property cannot be expanded (${path}).`);
-    }
-    this.expandPath(value as WireObject, rest, path);
+    return expandObject(object, paths, (id) => this.objectById(id));
   }
 
   private objectById(id: string): WireObject | undefined {

@@ -7,7 +7,8 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { StripeEvent, WebhookEndpoint } from './stripe-shop.js';
+import type { StripeEvent } from './stripe-shop.js';
+import type { WebhookEndpoint } from './stripe-webhook-endpoints.js';
 
 /** The header Stripe signs a delivery with. */
 export function stripeSignatureHeader(payload: string, secret: string, timestampSeconds: number): string {

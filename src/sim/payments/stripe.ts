@@ -5,7 +5,8 @@
 //   `Authorization: Bearer sk_…` required, `Idempotency-Key` honoured (the same key and
 //   parameters answer the first answer again; other parameters are refused), JSON answers and
 //   Stripe's error shape. Checkout Sessions (create, retrieve, list, expire), PaymentIntents,
-//   Charges, Refunds and webhook endpoints (stripe-shop.ts), `expand[]` on every answer.
+//   Charges and Refunds (stripe-shop.ts), webhook endpoints (stripe-webhook-endpoints.ts),
+//   `expand[]` on every answer (stripe-expand.ts).
 // - The hosted Checkout page at a session's `url`: /stripe/checkout/<session id>
 //   (stripe-checkout-page.ts). Pay completes the session and sends checkout.session.completed
 //   to every endpoint (stripe-webhooks.ts), then 303 to success_url; Cancel 303s to cancel_url
@@ -19,6 +20,7 @@ import { checkoutPage } from './stripe-checkout-page.js';
 import { noSuch, StripeSimError } from './stripe-errors.js';
 import { decodeStripeForm, FormError, type FormObject } from './stripe-form.js';
 import { StripeShop, type WireObject } from './stripe-shop.js';
+import { WebhookEndpoints } from './stripe-webhook-endpoints.js';
 import { WebhookSender } from './stripe-webhooks.js';
 
 /** Larger than any request the simulated endpoints take. */
@@ -57,7 +59,8 @@ function sendJson(response: ServerResponse, status: number, body: string, header
 }
 
 export class StripeSimulator {
-  private readonly webhooks: WebhookSender;
+  private readonly endpoints = new WebhookEndpoints();
+  private readonly webhooks = new WebhookSender(() => this.endpoints.values());
   private readonly shop: StripeShop;
   private readonly idempotentAnswers = new Map<string, IdempotentAnswer>();
   /** METHOD path-pattern → handler; `:id` is the one path parameter. */
@@ -65,8 +68,7 @@ export class StripeSimulator {
 
   constructor() {
     this.shop = new StripeShop((event, options) => this.webhooks.publish(event, options));
-    this.webhooks = new WebhookSender(() => this.shop.endpoints.values());
-    const shop = this.shop;
+    const { shop, endpoints } = this;
     this.routes = new Map<string, ApiHandler>([
       ['POST /v1/checkout/sessions', (params, { origin }) => shop.createSession(params, origin)],
       ['GET /v1/checkout/sessions', (params) => shop.listSessions(params)],
@@ -77,10 +79,10 @@ export class StripeSimulator {
       ['POST /v1/refunds', (params) => shop.createRefund(params)],
       ['GET /v1/refunds', (params) => shop.listRefunds(params)],
       ['GET /v1/refunds/:id', (_params, { id }) => shop.retrieveRefund(id)],
-      ['POST /v1/webhook_endpoints', (params, { apiVersion }) => shop.createEndpoint(params, apiVersion)],
-      ['GET /v1/webhook_endpoints', (params) => shop.listEndpoints(params)],
-      ['GET /v1/webhook_endpoints/:id', (_params, { id }) => shop.retrieveEndpoint(id)],
-      ['DELETE /v1/webhook_endpoints/:id', (_params, { id }) => shop.deleteEndpoint(id)],
+      ['POST /v1/webhook_endpoints', (params, { apiVersion }) => endpoints.create(params, apiVersion)],
+      ['GET /v1/webhook_endpoints', (params) => endpoints.list(params)],
+      ['GET /v1/webhook_endpoints/:id', (_params, { id }) => endpoints.retrieve(id)],
+      ['DELETE /v1/webhook_endpoints/:id', (_params, { id }) => endpoints.delete(id)],
     ]);
   }
 
