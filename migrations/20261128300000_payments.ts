@@ -41,6 +41,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('refunded_minor').notNullable().defaultTo(0);
     table.string('confirmation_url', 2000).nullable();
     table.string('email', 320).nullable();
+    table.string('locale', 2).notNullable().defaultTo('en'); // the customer's language: a create asked again says the same
     table.string('failure', 500).nullable(); // why the provider cancelled it, as it said
     table.bigInteger('created_at').notNullable();
     table.bigInteger('updated_at').notNullable();

@@ -44,6 +44,8 @@ export interface Payment {
   readonly refundedMinor: bigint;
   readonly confirmationUrl: string | null;
   readonly email: string | null;
+  /** The customer's language when they paid: a create asked again (the sweeper) sends the same description. */
+  readonly locale: 'ru' | 'en';
   readonly failure: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
@@ -88,6 +90,7 @@ interface PaymentRow {
   refunded_minor: string | number;
   confirmation_url: string | null;
   email: string | null;
+  locale: string;
   failure: string | null;
   created_at: string | number;
   updated_at: string | number;
@@ -111,6 +114,7 @@ export function paymentFromRow(row: PaymentRow): Payment {
     refundedMinor: BigInt(row.refunded_minor),
     confirmationUrl: row.confirmation_url,
     email: row.email,
+    locale: row.locale === 'ru' ? 'ru' : 'en',
     failure: row.failure,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -197,12 +201,13 @@ export class Payments {
       amount_minor: amountMinor.toString(),
       rate: provider.currency === 'rub' ? null : provider.rubRate,
       email: payer.email,
+      locale: payer.locale,
       created_at: at,
       updated_at: at,
     });
     const row = (await this.find(id))!;
     try {
-      return await this.askProvider(row, payer.locale);
+      return await this.askProvider(row);
     } catch (error) {
       if (error instanceof ProviderRefusedError) {
         await this.refused(row, error);
@@ -214,7 +219,8 @@ export class Payments {
   }
 
   /** Creates the payment at its provider (again, with the same key, when the first answer was lost) and keeps its id and page. */
-  private async askProvider(payment: Payment, locale: 'ru' | 'en'): Promise<Payment> {
+  private async askProvider(payment: Payment): Promise<Payment> {
+    const { locale } = payment;
     const provider = this.provider(payment.provider);
     const { payment: created, confirmationUrl } = await provider.create({
       reference: payment.id,
@@ -375,7 +381,7 @@ export class Payments {
       if (!this.providers.has(payment.provider)) continue; // a provider no longer configured: left for the operator
       try {
         looked++;
-        if (payment.providerPaymentId === null) await this.askProvider(payment, 'en');
+        if (payment.providerPaymentId === null) await this.askProvider(payment);
         else await this.confirm(payment.provider, payment.providerPaymentId);
       } catch (error) {
         if (error instanceof ProviderRefusedError && payment.providerPaymentId === null) {
