@@ -1,6 +1,7 @@
 // The short chaos run inside `npm test` (the long one is `npm run chaos`): three rounds per
 // backend through the same runChaos, each killing serve or the worker mid-flight, cutting
-// PostgreSQL or Redis, or sending the hostile inputs, then checking that nothing was lost.
+// PostgreSQL or Redis, or sending the hostile inputs, while customers top up through the
+// simulated YooKassa, then checking that nothing was lost and no payment was credited twice.
 // The seeds are fixed and chosen so that the three rounds inject every fault kind of the
 // backend (the faults depend on the seed alone; the load's timing varies, its checks do not).
 import { countRun, needing, redisUrl } from '../helpers/backends.js';
@@ -20,7 +21,7 @@ for (const { backend, seed } of runs) {
     t.timeout(240_000);
     const summary = await runChaos({ backend, rounds: 3, seed, settleMs: 20_000, redisUrl, log: (line) => t.log(line) });
     for (const kind of faultKindsOf(backend)) t.true(summary.faults[kind] > 0, `the rounds injected ${kind}`);
-    t.true(summary.requests > 0 && summary.jobs > 0, 'load was sent and jobs were created');
+    t.true(summary.requests > 0 && summary.jobs > 0 && summary.payments > 0, 'load was sent, jobs were created and customers paid');
     // One comparison of every figure, so a failure shows all of them at once.
     t.deepEqual(summary.lost, Object.fromEntries(lossKinds.map((kind) => [kind, 0])), summary.details.slice(0, 20).join('\n'));
     countRun(backend);

@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, UnexpectedExit } from './cluster.js';
 import type { HostileOutcome } from './hostile-inputs.js';
+import { type ChaosPayment, paymentProblems } from './payments.js';
 
 export const lossKinds = [
   'holds leaked',
@@ -16,6 +17,9 @@ export const lossKinds = [
   'jobs unfinished',
   'jobs duplicated by a replay',
   'ledger mismatches',
+  'payments credited twice',
+  'payments paid, not credited',
+  'payments credited without being paid',
   'processes killed by input',
   'processes unhealthy',
   'hostile inputs mishandled',
@@ -32,6 +36,7 @@ export interface RoundEvidence {
   readonly hostileOutcomes: readonly HostileOutcome[];
   readonly replayMismatches: readonly string[];
   readonly exits: readonly UnexpectedExit[];
+  readonly payments: readonly ChaosPayment[];
 }
 
 /** The line of a dead process's output that says why (an error's message), else its last line. */
@@ -45,6 +50,8 @@ export class Checker {
   private readonly counted = new Map<LossKind, Set<string>>(lossKinds.map((kind) => [kind, new Set<string>()]));
   /** Jobs failed `submit_uncertain` so far: not a loss (released uncharged), shown in the summary. */
   uncertainSubmits = 0;
+  /** Every top-up of the run so far: each is checked again every round. */
+  private readonly payments: ChaosPayment[] = [];
 
   constructor(
     private readonly cluster: Cluster,
@@ -89,6 +96,8 @@ export class Checker {
     // Counted by number: which of the upstream jobs is the extra one cannot be told apart.
     for (let extra = 0; extra < upstreamExtra.extra; extra++) add('jobs submitted upstream twice', `extra-${extra}`, upstreamExtra.detail);
     for (const problem of await this.ledgerProblems()) add('ledger mismatches', problem.id, problem.detail);
+    this.payments.push(...evidence.payments);
+    for (const problem of await this.settledPaymentProblems()) add(problem.kind, problem.id, problem.detail);
     for (const problem of await this.healthProblems()) add('processes unhealthy', `${evidence.round}:${problem}`, problem);
     return findings;
   }
@@ -194,6 +203,25 @@ export class Checker {
       extra: Math.max(0, created - recorded - this.uncertainSubmits),
       detail: `the upstream created ${created} jobs for ${recorded} gateway jobs with an upstream id and ${this.uncertainSubmits} failed submit_uncertain`,
     };
+  }
+
+  /**
+   * Payments paid at the provider are credited by a notification or, when every notification
+   * was lost (a killed serve, `notify=none`), by the sweeper after payments.sweep_after: polled
+   * until each is, within the settle window; then every payment is checked against the ledger.
+   */
+  private async settledPaymentProblems() {
+    const until = Date.now() + this.settleMs;
+    for (;;) {
+      const { problems, pendingPaid } = await paymentProblems(this.cluster.database.db, this.payments);
+      if (pendingPaid === 0 || Date.now() > until) {
+        if (pendingPaid === 0) return problems;
+        const rows: { id: string; status: string }[] = await this.cluster.database.db('payments').whereIn('id', this.payments.map((payment) => payment.id)).select('id', 'status');
+        const stuck = rows.filter((row) => row.status === 'pending' && this.payments.some((payment) => payment.id === row.id && payment.outcome.startsWith('paid') && payment.settledAtProvider));
+        return [...problems, ...stuck.map((row) => ({ kind: 'payments paid, not credited' as const, id: row.id, detail: `${row.id} was paid at the provider but is still pending ${this.settleMs / 1000} s after the round` }))];
+      }
+      await sleep(250);
+    }
   }
 
   /** balance == sum(ledger), held == sum(active holds), 0 <= held <= balance, per account. */

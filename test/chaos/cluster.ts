@@ -11,7 +11,9 @@
 import { Accounts } from '../../src/accounts/accounts.js';
 import { ApiKeys } from '../../src/auth/api-keys.js';
 import { Ledger } from '../../src/billing/ledger.js';
+import type { CabinetLogin } from '../helpers/cabinet.js';
 import { processEnv, type RunningProcess, startProcess, writeSharedConfig } from '../helpers/processes.js';
+import { cabinetLogins, chaosPaymentsConfig, NotificationSubscriptions, simulatedShop } from './payments.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { type Backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -115,7 +117,10 @@ export class Cluster {
   readonly unexpectedExits: UnexpectedExit[] = [];
   readonly kills: Kill[] = [];
   readonly accounts: ChaosAccount[] = [];
+  /** A logged-in cabinet per account: customers top up through it (payments.ts). */
+  logins = new Map<string, CabinetLogin>();
   private readonly processes: Map<Role, ManagedProcess> = new Map();
+  private readonly subscriptions: NotificationSubscriptions;
 
   private constructor(
     readonly backend: Backend,
@@ -123,7 +128,9 @@ export class Cluster {
     readonly simulator: RunningProcess,
     readonly databaseProxy: TcpProxy | undefined,
     readonly redisProxy: TcpProxy | undefined,
-  ) {}
+  ) {
+    this.subscriptions = new NotificationSubscriptions(simulator.url);
+  }
 
   /** `env`: more environment for the gateway processes (the soak preloads its heap probe with NODE_OPTIONS). */
   static async start(backend: Backend, options: { redisUrl?: string; env?: Record<string, string> } = {}): Promise<Cluster> {
@@ -152,8 +159,10 @@ export class Cluster {
       database: { pool_max: 4 },
       jobs: { tick: '50ms', lease: '1s', deadline: '10m', concurrency: 16 },
       holds: { sweep_interval: '1s', heartbeat_interval: '1s', owner_gone_after: '4s' },
+      // Top-ups through the simulated YooKassa; a payment whose notification was lost is swept after 2 s.
+      payments: chaosPaymentsConfig(simulator.url),
     });
-    const env = processEnv(config, database, { ...extraEnv, ...options.env });
+    const env = processEnv(config, database, { ...extraEnv, YOOKASSA_SECRET_KEY: simulatedShop.secretKey, ...options.env });
     const record = (exit: UnexpectedExit) => cluster.unexpectedExits.push(exit);
     const killed = (kill: Kill) => cluster.kills.push(kill);
     const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'];
@@ -163,6 +172,8 @@ export class Cluster {
     // One at a time: each start runs the migrations (a no-op by then) and they would race.
     for (const managed of cluster.processes.values()) await managed.start();
     await cluster.createAccounts();
+    cluster.logins = await cabinetLogins(cluster.process('steady').url, database.db, cluster.accounts.map((account) => account.id));
+    await cluster.subscriptions.follow(cluster.serveUrls());
     return cluster;
   }
 
@@ -188,6 +199,8 @@ export class Cluster {
   /** Restarts any process that is down (killed by a fault or dead of its own). */
   async restartDead(): Promise<void> {
     for (const managed of this.processes.values()) if (!managed.alive) await managed.start();
+    // The shop's notifications follow the serves to their new addresses.
+    await this.subscriptions.follow(this.serveUrls());
   }
 
   async stop(): Promise<void> {

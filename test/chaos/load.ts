@@ -8,6 +8,7 @@ import { silentWav } from '../../src/sim/media/wav.js';
 import { type ChaosRequest, type ChaosResponse, parseJson, send } from './client.js';
 import type { ChaosAccount, Cluster } from './cluster.js';
 import { multipartBody, multipartHeaders } from './multipart.js';
+import { type ChaosPayment, topUp } from './payments.js';
 import type { Random } from './random.js';
 
 /** Long enough for a slow stream on a loaded box, short enough that a hung request cannot stall a round. */
@@ -26,10 +27,12 @@ export interface LoadStats {
   jobReplays: number;
   /** `idempotency key → [first job id, replay job id]` where the replay named another job. */
   readonly replayMismatches: string[];
+  /** Top-ups made through the cabinet and what the customer did on the provider's page. */
+  readonly payments: ChaosPayment[];
 }
 
 export function emptyLoadStats(): LoadStats {
-  return { sent: 0, answered2xx: 0, answered4xx: 0, answered5xx: 0, cut: 0, streams: 0, jobsCreated: 0, jobReplays: 0, replayMismatches: [] };
+  return { sent: 0, answered2xx: 0, answered4xx: 0, answered5xx: 0, cut: 0, streams: 0, jobsCreated: 0, jobReplays: 0, replayMismatches: [], payments: [] };
 }
 
 type Dialect = 'chat-completions' | 'messages' | 'responses';
@@ -65,9 +68,11 @@ export class Load {
         ['chat', 6],
         ['job', 2],
         ['media', 2],
+        ['payment', 1],
       ] as const);
       if (kind === 'chat') await this.chat(url, account);
       else if (kind === 'job') await this.job(url, account);
+      else if (kind === 'payment') await this.payment(account);
       else await this.media(url, account);
     }
   }
@@ -143,6 +148,12 @@ export class Load {
     const replay = await this.exchange(this.random.pick(urls), request);
     const replayId = replay.status === 200 ? parseJson(replay.body)?.id : undefined;
     if (firstId && replayId && replayId !== firstId) this.stats.replayMismatches.push(`${idempotencyKey}: ${firstId} then ${replayId}`);
+  }
+
+  private async payment(account: ChaosAccount): Promise<void> {
+    this.stats.sent++;
+    const payment = await topUp(() => this.cluster.serveUrls(), this.cluster.logins.get(account.id)!, this.random, requestTimeoutMs);
+    if (payment) this.stats.payments.push(payment);
   }
 
   private async media(url: string, account: ChaosAccount): Promise<void> {

@@ -12,6 +12,8 @@ export interface ChaosSummary {
   requests: number;
   streams: number;
   jobs: number;
+  /** Top-ups made through the cabinet and the simulated YooKassa. */
+  payments: number;
   /** Jobs failed `submit_uncertain` (a vendor without idempotency keys, a crash mid-submit): released uncharged. */
   uncertainSubmits: number;
   hostileInputs: number;
@@ -30,6 +32,7 @@ export function emptySummary(backend: string, seed: number): ChaosSummary {
     requests: 0,
     streams: 0,
     jobs: 0,
+    payments: 0,
     uncertainSubmits: 0,
     hostileInputs: 0,
     lost: Object.fromEntries(lossKinds.map((kind) => [kind, 0])) as Record<LossKind, number>,
@@ -46,7 +49,7 @@ export function roundLines(input: { index: number; rounds: number; seed: number;
   const { load } = input;
   const lost = [...input.findings.values()].reduce((sum, details) => sum + details.length, 0);
   const lines = [
-    `round ${input.index + 1}/${input.rounds} seed ${input.seed} [${input.faults.join(', ')}] ${load.sent} requests (2xx ${load.answered2xx}, 4xx ${load.answered4xx}, 5xx ${load.answered5xx}, cut ${load.cut}), ${load.jobsCreated} jobs, ${input.hostile} hostile, ${input.seconds.toFixed(1)} s: ${lost === 0 ? 'lost 0' : `LOST ${lost}`}`,
+    `round ${input.index + 1}/${input.rounds} seed ${input.seed} [${input.faults.join(', ')}] ${load.sent} requests (2xx ${load.answered2xx}, 4xx ${load.answered4xx}, 5xx ${load.answered5xx}, cut ${load.cut}), ${load.jobsCreated} jobs, ${load.payments.length} payments, ${input.hostile} hostile, ${input.seconds.toFixed(1)} s: ${lost === 0 ? 'lost 0' : `LOST ${lost}`}`,
   ];
   for (const [kind, details] of input.findings) {
     // Losses counted by number share one detail: print it once, with the count.
@@ -68,7 +71,7 @@ export function summaryLines(summary: ChaosSummary, seconds: number): string[] {
   const total = totalLost(summary);
   return [
     `chaos ${summary.backend}, seed ${summary.seed}: ${summary.rounds} rounds in ${Math.round(seconds)} s; faults: ${faults || 'none'}`,
-    `requests sent: ${summary.requests} (${summary.streams} streams), jobs created: ${summary.jobs} (${summary.uncertainSubmits} failed submit_uncertain, released), hostile inputs: ${summary.hostileInputs}`,
+    `requests sent: ${summary.requests} (${summary.streams} streams), jobs created: ${summary.jobs} (${summary.uncertainSubmits} failed submit_uncertain, released), hostile inputs: ${summary.hostileInputs}, payments: ${summary.payments}`,
     ...lossKinds.map((kind) => `lost: ${summary.lost[kind]} ${kind}`),
     total === 0 ? 'nothing lost' : `LOST ${total} — see the ✘ lines above`,
   ];

@@ -54,13 +54,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       await cluster.restartDead();
       const exits = cluster.unexpectedExits.slice(exitsSeen);
       exitsSeen = cluster.unexpectedExits.length;
-      const findings = await checker.check({ round: index, hostileOutcomes, replayMismatches: load.stats.replayMismatches, exits });
+      const findings = await checker.check({ round: index, hostileOutcomes, replayMismatches: load.stats.replayMismatches, exits, payments: load.stats.payments });
 
       summary.rounds++;
       for (const kind of faults) summary.faults[kind]++;
       summary.requests += load.stats.sent + hostileOutcomes.length;
       summary.streams += load.stats.streams;
       summary.jobs += load.stats.jobsCreated;
+      summary.payments += load.stats.payments.length;
       summary.hostileInputs += hostileOutcomes.length;
       for (const [kind, details] of findings) summary.details.push(...details.map((detail) => `round seed ${roundSeed}: ${kind}: ${detail}`));
       const lines = roundLines({ index, rounds: options.rounds, seed: roundSeed, faults, load: load.stats, hostile: hostileOutcomes.length, findings, seconds: (Date.now() - roundStarted) / 1000 });

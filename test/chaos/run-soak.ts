@@ -149,7 +149,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
     // The chaos run's checks, once, over everything the run sent: the load has stopped, so they
     // also wait for the jobs in flight to end.
     const checker = new Checker(cluster, options.settleMs ?? 30_000);
-    const findings = await checker.check({ round: 0, hostileOutcomes, replayMismatches: stats.replayMismatches, exits: cluster.unexpectedExits });
+    const findings = await checker.check({ round: 0, hostileOutcomes, replayMismatches: stats.replayMismatches, exits: cluster.unexpectedExits, payments: stats.payments });
     for (const [kind, details] of findings) summary.details.push(...details.map((detail) => `${kind}: ${detail}`));
     summary.lost = checker.totals();
     summary.uncertainSubmits = checker.uncertainSubmits;
