@@ -45,6 +45,7 @@ export const processSuites = [
   'test/e2e/usage-with-charge.test.ts',
   'test/http/hostile-bodies.test.ts',
   'test/http/rate-limit-redis.test.ts',
+  'test/payments/yookassa-crash.test.ts',
 ];
 
 export const allSuites = ['test/**/*.test.ts'];

@@ -16,6 +16,7 @@ import { AccountDisabledError, AccountNotFoundError, InsufficientBalanceError, K
 import { AdjustmentRefusedError, AlreadyRefundedError, AmbiguousChargeError, ChargeNotFoundError } from '../billing/corrections.js';
 import { formatRub, MoneyFormatError } from '../billing/money.js';
 import { ModelNotFoundError } from '../catalog/catalog.js';
+import { ProviderRefusedError } from '../payments/provider.js';
 import { ConfigError } from '../config/load.js';
 import { BackupNotSupportedError, BackupSourceMissingError, BackupTargetExistsError, BackupTargetFolderMissingError, DatabaseInUseError } from '../db/backup.js';
 import { DatabaseNewerError, isDatabaseUnavailable } from '../db/errors.js';
@@ -59,6 +60,10 @@ export function toGatewayError(error: unknown, surface: Surface): GatewayError |
   if (error instanceof BlobStoreUnavailableError) return storageUnavailable();
   if (error instanceof BlobMissingError) return fileContentMissing(error.fileId);
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  // A payment provider's definite refusal that reached a route (a notification naming a payment the provider does not know).
+  if (error instanceof ProviderRefusedError) {
+    return error.status === 404 ? new GatewayError('not_found', `${error.provider} has no such payment`) : new GatewayError('upstream_error', `${error.provider} refused: ${error.message}`);
+  }
   // Operator changes: the CLI's and the admin API's (/admin/v1) alike. A refusal names the
   // field to correct, so the console shows it by that field.
   if (error instanceof AccountExistsError) return new GatewayError('account_exists', error.message, { param: 'name' });

@@ -163,7 +163,7 @@ export class PaymentRefunds {
     const payment = (await this.payments.find(refund.paymentId))!;
     const provider = this.payments.provider(providerName);
     try {
-      const answer = await provider.refund({ providerPaymentId: payment.providerPaymentId!, amountMinor: refund.amountMinor, currency: payment.currency, idempotenceKey: refund.id });
+      const answer = await provider.refund({ providerPaymentId: payment.providerPaymentId!, amountMinor: refund.amountMinor, currency: payment.currency, idempotenceKey: refund.id, email: payment.email });
       if (answer.status === 'failed') return await this.fail(refund, payment, `${provider.name} refused the refund`);
       await this.db('payment_refunds').where({ id: refund.id }).update({ provider_refund_id: answer.id, updated_at: this.now() });
       if (answer.status === 'succeeded') return await this.succeed(refund, payment);

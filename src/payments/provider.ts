@@ -89,7 +89,14 @@ export interface PaymentProvider {
   /** The payment as the provider has it now. */
   fetch(providerPaymentId: string): Promise<ProviderPayment>;
   /** Refunds part or all of a payment; idempotent by idempotenceKey. ProviderRefusedError when refused. */
-  refund(input: { readonly providerPaymentId: string; readonly amountMinor: bigint; readonly currency: string; readonly idempotenceKey: string }): Promise<ProviderRefund>;
+  refund(input: {
+    readonly providerPaymentId: string;
+    readonly amountMinor: bigint;
+    readonly currency: string;
+    readonly idempotenceKey: string;
+    /** The payer's email as the payment had it: YooKassa's receipt of a partial refund names it. */
+    readonly email?: string | null;
+  }): Promise<ProviderRefund>;
   /** The refund's state now (a pending one is asked again by the sweeper). */
   fetchRefund?(refundId: string): Promise<ProviderRefund>;
   /** Every payment the provider made since `sinceMs`, for `gateway reconcile payments`. */
