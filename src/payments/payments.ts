@@ -23,7 +23,7 @@ import type { Logger } from '../observability/logger.js';
 import { newId } from '../util/ids.js';
 import { paymentBonusSource, paymentSource } from './credit-sources.js';
 import { chargeMinorOf, creditUnitsOf } from './currency.js';
-import type { PaymentProvider, ProviderPayment } from './provider.js';
+import { ProviderRefusedError, type PaymentProvider, type ProviderPayment } from './provider.js';
 import { tierBonusUnits } from './top-up-bonus.js';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'cancelled' | 'refunded';
@@ -204,6 +204,10 @@ export class Payments {
     try {
       return await this.askProvider(row, payer.locale);
     } catch (error) {
+      if (error instanceof ProviderRefusedError) {
+        await this.refused(row, error);
+        throw new GatewayError('upstream_error', `${provider.name} refused to start the payment (${error.message}); nothing was charged`, { retryable: false });
+      }
       this.logger.warn({ err: error, payment_id: id, provider: provider.name }, 'a payment could not be created at its provider; the sweeper asks again');
       throw new GatewayError('upstream_error', `${provider.name} could not be reached to start the payment; try again in a minute`, { retryable: true });
     }
@@ -348,6 +352,12 @@ export class Payments {
     return (await this.find(payment.id))!;
   }
 
+  /** The provider refused to create the payment (a 4xx: definite): it is cancelled, not asked again every sweep. */
+  private async refused(payment: Payment, error: ProviderRefusedError): Promise<void> {
+    this.logger.warn({ payment_id: payment.id, provider: payment.provider, reason: error.message }, 'the provider refused to create a payment; it is cancelled');
+    await this.db('payments').where({ id: payment.id, status: 'pending' }).whereNull('provider_payment_id').update({ status: 'cancelled', failure: error.message.slice(0, 500), updated_at: this.now() });
+  }
+
   /**
    * The sweeper's round: payments still pending sweep_after after they were last looked at are
    * asked of their provider (a create whose answer was lost is made again with its key). Never
@@ -368,6 +378,10 @@ export class Payments {
         if (payment.providerPaymentId === null) await this.askProvider(payment, 'en');
         else await this.confirm(payment.provider, payment.providerPaymentId);
       } catch (error) {
+        if (error instanceof ProviderRefusedError && payment.providerPaymentId === null) {
+          await this.refused(payment, error).catch(() => undefined);
+          continue;
+        }
         this.logger.warn({ err: error, payment_id: payment.id, provider: payment.provider }, 'a pending payment could not be checked with its provider; tried again at the next sweep');
         await this.db('payments').where({ id: payment.id }).update({ updated_at: this.now() }).catch(() => undefined);
       }

@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { parse } from 'yaml';
-import { exampleConfigPath } from '../helpers/gateway.js';
+import type { TestDatabase } from '../helpers/backends.js';
+import { testClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
+import { exampleConfigPath, startGateway } from '../helpers/gateway.js';
+import { newMember, userLogin } from '../helpers/users.js';
 
 /** The example config with YooKassa on the built-in simulator (`patch.yookassa` and `patch.payments` merge in). */
 export function yookassaConfig(patch: { yookassa?: Record<string, unknown>; payments?: Record<string, unknown>; server?: Record<string, unknown> } = {}): Record<string, any> {
@@ -78,4 +82,29 @@ export async function balanceUnits(db: Knex, accountId: string): Promise<bigint>
 export async function ledgerRows(db: Knex, accountId: string): Promise<{ kind: string; amount: bigint; source: string | null }[]> {
   const rows: { kind: string; amount_units: string | number; source: string | null }[] = await db('ledger_transactions').where({ account_id: accountId }).orderBy('id');
   return rows.map((row) => ({ kind: row.kind, amount: BigInt(row.amount_units), source: row.source }));
+}
+
+/** A gateway with YooKassa on its simulator, an empty account and its owner logged in. */
+export async function openShop(t: ExecutionContext, database: TestDatabase, raw = yookassaConfig()) {
+  const clock = testClock();
+  const gateway = await startGateway(t, database, { raw, now: clock.now });
+  const { accountId, key } = await gateway.newClient();
+  const user = await newMember(gateway.services, { accountId, role: 'owner' });
+  const browser = await userLogin(gateway.services, { accountId, userId: user.id });
+  return { gateway, clock, accountId, key, user, browser, db: database.db };
+}
+
+/** The simulated YooKassa API, asked directly (as the shop's own scripts would, with Basic auth). */
+export async function simPayment(confirmationUrl: string, providerPaymentId: string): Promise<Record<string, any>> {
+  const origin = new URL(confirmationUrl).origin;
+  const response = await fetch(`${origin}/yookassa/v3/payments/${providerPaymentId}`, { headers: { authorization: `Basic ${Buffer.from('1:test').toString('base64')}` } });
+  return (await response.json()) as Record<string, any>;
+}
+
+/** Pays `amountRub` and waits for its credit; the payment's id and YooKassa's. */
+export async function paidPayment(t: ExecutionContext, shop: Awaited<ReturnType<typeof openShop>>, amountRub: string) {
+  const started = await startTopUp(t, shop.gateway.url, shop.browser, amountRub);
+  await completeCheckout(t, started.confirmation_url, 'pay');
+  await eventually(async () => (await shop.db('payments').where({ id: started.id }).first()).status === 'succeeded', { what: 'the payment was credited' });
+  return started;
 }

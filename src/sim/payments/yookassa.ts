@@ -26,7 +26,7 @@ export class YookassaSimulator {
 
   async handle(call: PaymentSimRequest): Promise<void> {
     try {
-      if (call.path.startsWith('/checkout/')) return await this.checkout(call, decodeURIComponent(call.path.slice('/checkout/'.length)));
+      if (call.path.startsWith('/checkout/')) return await this.checkout(call, decoded(call.path.slice('/checkout/'.length)));
       if (!call.path.startsWith('/v3/')) throw new YookassaSimError(404, 'not_found', `no such path: ${call.path}`);
       if (!hasBasicCredentials(call.request)) throw new YookassaSimError(401, 'invalid_credentials', 'Authentication by given credentials failed: HTTP Basic with the shop id and the secret key is required');
       await this.api(call, call.path.slice('/v3'.length));
@@ -44,7 +44,7 @@ export class YookassaSimulator {
     const method = call.request.method ?? 'GET';
     const key = headerOf(call.request, 'idempotence-key');
     const checkoutUrl = (id: string) => `${call.origin}/yookassa/checkout/${id}`;
-    const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const segments = path.split('/').filter(Boolean).map(decoded);
     const [collection, id, action] = segments;
     const route = `${method} /${collection ?? ''}${id === undefined ? '' : '/{id}'}${action === undefined ? '' : `/${action}`}`;
     switch (route) {
@@ -113,6 +113,15 @@ export class YookassaSimulator {
 
   close(): void {
     this.notifier.close();
+  }
+}
+
+/** A path segment decoded; a malformed escape is the client's mistake (400), not the simulator's. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalidRequest(`malformed path segment: ${segment}`);
   }
 }
 
