@@ -22,6 +22,7 @@ export const processSuites = [
   'test/cli/key-limits-cli.test.ts',
   'test/cli/manifest.test.ts',
   'test/cli/operator-cli.test.ts',
+  'test/cli/payments-cli.test.ts',
   'test/cli/reconcile-cli.test.ts',
   'test/cli/requests-cli.test.ts',
   'test/cli/serve-drain.test.ts',

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AdminScope } from '../cabinet/admin-scopes.js';
 import type { ErrorCode } from '../errors/catalog.js';
 import { errorCatalog } from '../errors/catalog.js';
+import * as paymentSchemas from './payment-schemas.js';
 import * as schemas from './schemas.js';
 
 export interface AdminOperation {
@@ -15,7 +16,7 @@ export interface AdminOperation {
   /** As the route table writes it (`:id` parameters). */
   readonly path: string;
   readonly operationId: string;
-  readonly tag: 'accounts' | 'users' | 'keys' | 'codes' | 'requests' | 'jobs' | 'status' | 'reports' | 'meta';
+  readonly tag: 'accounts' | 'users' | 'keys' | 'codes' | 'requests' | 'jobs' | 'payments' | 'status' | 'reports' | 'meta';
   readonly summary: string;
   /** The admin token scope the route needs (as its route table row says); null only for the public document. */
   readonly scope: AdminScope | null;
@@ -63,6 +64,9 @@ export const adminOperations: readonly AdminOperation[] = [
   { method: 'POST', path: '/admin/v1/codes', operationId: 'createCodes', tag: 'codes', scope: 'money', summary: 'Create a batch of redemption codes, each crediting `amount_rub` as a bonus to up to `uses` accounts, once each; the codes are in this answer only, stored as hashes (audited: code_batch.create)', body: schemas.createCodesBody, success: { status: 201, schema: schemas.createdCodeBatch, description: 'the batch and its codes' }, errors: ['validation_error'] },
   { method: 'GET', path: '/admin/v1/codes/:batchId', operationId: 'showCodeBatch', tag: 'codes', scope: 'read', summary: 'One batch with its codes: hint (last four characters), uses left, disabled, redemptions (never a code)', success: { status: 200, schema: schemas.codeBatchDetail, description: 'the batch and its codes' }, errors: ['not_found'] },
   { method: 'POST', path: '/admin/v1/codes/:id/disable', operationId: 'disableCodes', tag: 'codes', scope: 'money', summary: 'Disable a whole batch (cbat_…) or one code (code_…): it credits nothing from then on; what was redeemed stays (audited: code_batch.disable or code.disable, once)', success: { status: 200, schema: schemas.disabledCodes, description: 'the batch or the code; disabling it again keeps the first time' }, errors: ['not_found'] },
+  { method: 'GET', path: '/admin/v1/payments', operationId: 'listPayments', tag: 'payments', scope: 'read', summary: "Customers' payments (top-ups through YooKassa or Stripe), newest first, each with its account, the receipt's email and its refunds", query: paymentSchemas.paymentsQuery, success: { status: 200, schema: paymentSchemas.paymentList, description: 'one page; has_more: pass the last id as before for the next' }, errors: ['validation_error', 'not_found'] },
+  { method: 'GET', path: '/admin/v1/payments/:id', operationId: 'showPayment', tag: 'payments', scope: 'read', summary: 'One payment with its refunds, as stored (`gateway reconcile payments` compares it with the provider)', success: { status: 200, schema: paymentSchemas.payment, description: 'the payment' }, errors: ['not_found'] },
+  { method: 'POST', path: '/admin/v1/payments/:id/refund', operationId: 'refundPayment', tag: 'payments', scope: 'money', summary: "Refund a succeeded payment to the customer's card through its provider: the money leaves the balance first (a `refund` row), refused while it is spent unless allow_spent takes the balance to zero, never below (audited: payment.refund)", body: paymentSchemas.refundPaymentBody, success: { status: 201, schema: paymentSchemas.paymentRefund, description: 'the refund: succeeded, pending (the provider has not finished; the sweeper asks again) or failed (refused by the provider: the money is back on the balance)' }, errors: ['validation_error', 'not_found', 'payment_not_refundable', 'refund_exceeds_available', 'payment_provider_unavailable'] },
   { method: 'GET', path: '/admin/v1/openapi.json', operationId: 'openApiDocument', tag: 'meta', scope: null, summary: 'This document (no credentials needed)', success: { status: 200, schema: z.looseObject({ openapi: z.literal('3.1.0') }), description: 'the OpenAPI 3.1 document' }, errors: [], public: true },
 ];
 
@@ -126,7 +130,7 @@ export function openApiDocument(version: string): JsonSchema {
       title: 'gateway admin API',
       version,
       description:
-        'The operator\'s API (docs/admin-api.md): accounts, money, keys, the request log, jobs, upstream health, the system, usage and the audit log. ' +
+        'The operator\'s API (docs/admin-api.md): accounts, money, keys, the request log, jobs, payments, upstream health, the system, usage and the audit log. ' +
         'Every change is made through the service the `gateway` CLI uses and written to the audit log with its actor. Money is exact: RUB as decimal strings with 4 decimals.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -139,6 +143,7 @@ export function openApiDocument(version: string): JsonSchema {
       { name: 'codes', description: 'redemption codes: batches the operator hands out, each code crediting a bonus once per account (docs/payments.md)' },
       { name: 'requests' },
       { name: 'jobs' },
+      { name: 'payments', description: "customers' own top-ups and their refunds (docs/payments.md)" },
       { name: 'status', description: 'upstream health is per instance: each process answers for the calls it made' },
       { name: 'reports' },
       { name: 'meta' },

@@ -16,11 +16,11 @@ import { requestStatusHint, requestStatusPattern } from './request-log.js';
 
 /** RUB as the API writes them: a decimal string with exactly 4 decimals ("12.5000", "-0.0135"). */
 export const rubText = z.string().regex(/^-?\d+\.\d{4}$/).describe('RUB, an exact decimal string with 4 decimals');
-const isoTime = z.string().describe('ISO 8601 time, UTC');
+export const isoTime = z.string().describe('ISO 8601 time, UTC');
 const nullableIso = isoTime.nullable();
 
 /** RUB as the API reads them: a string of digits with up to 4 decimals, parsed exactly (never a JSON number). */
-function rubInput(options: { allowNegative: boolean }) {
+export function rubInput(options: { allowNegative: boolean }) {
   return z
     .string()
     .max(40)
@@ -37,7 +37,7 @@ function rubInput(options: { allowNegative: boolean }) {
     });
 }
 
-const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback).describe(`at most this many (1-${max}, default ${fallback})`);
+export const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback).describe(`at most this many (1-${max}, default ${fallback})`);
 /** The `next_cursor` of the previous page: an id to continue below. */
 const idCursor = z.string().regex(/^\d{1,15}$/, 'the cursor must be the next_cursor of the previous page').optional().describe('the next_cursor of the previous page');
 

@@ -294,6 +294,10 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
     description: "a refund of more than the account's unspent money: nothing was refunded (refunding anyway takes the balance to zero, never below)",
   },
+  payment_provider_unavailable: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
+    description: "a refund or `reconcile payments` needing a payment provider this process cannot use: `payments` or the provider's section is not configured, its secret is not in the environment, or (the CLI) its `api_url` is `sim`, a simulator that lives inside each serving process; nothing was refunded",
+  },
   notification_refused: {
     status: 400, type: 'invalid_request_error', retryable: null, seenIn: 'http',
     description: "a payment provider's notification that fails its checks (Stripe's signature, YooKassa's address ranges) or is not the provider's: nothing was read or credited",

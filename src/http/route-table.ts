@@ -32,6 +32,7 @@ import { adminOpenApi } from './routes/admin-openapi.js';
 import { createInvites, listInvites, revokeInvite } from './routes/admin-invites.js';
 import { createCodes, disableCodes, listCodeBatches, showCodeBatch } from './routes/admin-codes.js';
 import { listAudit, usageReportRoute } from './routes/admin-reports.js';
+import { listPayments, refundPayment, showPayment } from './routes/admin-payments.js';
 import { listRequestLog } from './routes/admin-request-log.js';
 import { disableUser, enableUser, listUsers, showUser } from './routes/admin-users.js';
 import { listUpstreams, showSystem } from './routes/admin-status.js';
@@ -252,6 +253,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/admin/v1/codes', auth: 'admin', scope: 'money', body: 'json', handler: createCodes },
   { method: 'GET', path: '/admin/v1/codes/:batchId', auth: 'admin', scope: 'read', handler: showCodeBatch },
   { method: 'POST', path: '/admin/v1/codes/:id/disable', auth: 'admin', scope: 'money', handler: disableCodes },
+  // Customers' payments (routes/admin-payments.ts): reading them is `read`, a refund to the card moves money.
+  { method: 'GET', path: '/admin/v1/payments', auth: 'admin', scope: 'read', handler: listPayments },
+  { method: 'GET', path: '/admin/v1/payments/:id', auth: 'admin', scope: 'read', handler: showPayment },
+  { method: 'POST', path: '/admin/v1/payments/:id/refund', auth: 'admin', scope: 'money', body: 'json', handler: refundPayment },
   // The web cabinet's page and files (routes/web.ts). Last: a /cabinet/api/* path answered by
   // none of the rows above falls through to it and gets unknown_endpoint. /cabinet/{*page}
   // comes before /cabinet, which the router would also match with a trailing slash.

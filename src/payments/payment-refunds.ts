@@ -44,7 +44,7 @@ export interface PaymentRefund {
   readonly createdAt: number;
 }
 
-interface RefundRow {
+export interface RefundRow {
   id: string;
   payment_id: string;
   provider_refund_id: string | null;
@@ -58,7 +58,7 @@ interface RefundRow {
   updated_at: string | number;
 }
 
-const refundFromRow = (row: RefundRow): PaymentRefund => ({
+export const refundFromRow = (row: RefundRow): PaymentRefund => ({
   id: row.id,
   paymentId: row.payment_id,
   providerRefundId: row.provider_refund_id,

@@ -14,6 +14,8 @@ import { loginAs, testActor } from '../helpers/cabinet.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/jobs.js';
 import { newMember } from '../helpers/users.js';
+import { yookassaConfig } from '../payments/yookassa-flow.js';
+import { customerPayment } from './payment-fixtures.js';
 import { admin, type Credentials, expectAnswer } from './admin-helpers.js';
 
 /** What the test needs to call a route: ids made before the matrix runs. */
@@ -31,6 +33,8 @@ interface Fixture {
   newAccountName(): string;
   /** A batch of redemption codes (cbat_…), made as `gateway codes create` makes it. */
   newCodeBatch(): Promise<string>;
+  /** A customer's payment of 100 RUB, paid through the simulated YooKassa (each allowed refund takes 1 RUB of it). */
+  readonly paymentId: string;
 }
 
 interface RouteCase {
@@ -84,6 +88,9 @@ const expected: Record<string, RouteCase> = {
   'GET /admin/v1/codes/:batchId': { scope: 'read', status: 200, request: async (fixture) => ({ path: `/admin/v1/codes/${await fixture.newCodeBatch()}` }) },
   // A fresh batch for each call: disabling a disabled batch writes no audit row.
   'POST /admin/v1/codes/:id/disable': { scope: 'money', status: 200, request: async (fixture) => ({ path: `/admin/v1/codes/${await fixture.newCodeBatch()}/disable` }) },
+  'GET /admin/v1/payments': { scope: 'read', status: 200, request: async () => ({ path: '/admin/v1/payments?status=succeeded' }) },
+  'GET /admin/v1/payments/:id': { scope: 'read', status: 200, request: async (fixture) => ({ path: `/admin/v1/payments/${fixture.paymentId}` }) },
+  'POST /admin/v1/payments/:id/refund': { scope: 'money', status: 201, request: async (fixture) => ({ path: `/admin/v1/payments/${fixture.paymentId}/refund`, body: { amount_rub: '1', reason: 'scopes test' } }) },
 };
 
 const adminRoutes = routeTable.filter((route) => route.auth === 'admin');
@@ -101,13 +108,16 @@ test('every admin route of the route table declares an admin scope, the one the 
 
 testOnBackends('the whole matrix: every admin route × every admin scope over HTTP is answered when the token has the route\'s scope, else 403 admin_scope_missing naming it, nothing done; a token of every scope and a console session pass everywhere', async (t, database) => {
   t.timeout(170_000);
-  const gateway = await startGateway(t, database); // no job runner: the jobs stay queued, cancellable
+  const gateway = await startGateway(t, database, { raw: yookassaConfig() }); // no job runner: the jobs stay queued, cancellable
   const { id: acmeId } = await gateway.services.accounts.create('acme');
   const member = await newMember(gateway.services, { accountId: acmeId, role: 'owner' });
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });
   const { apiKey } = await gateway.services.apiKeys.create({ accountId: client.accountId, name: 'to revoke' });
+  const payer = await gateway.services.accounts.create('payer');
+  const { payment } = await customerPayment(t, gateway, payer.id, '100');
   let accounts = 0;
   const fixture: Fixture = {
+    paymentId: payment.id,
     gateway,
     keyId: apiKey.id,
     userId: member.id,
@@ -188,11 +198,14 @@ testOnBackends('the whole matrix: every admin route × every admin scope over HT
       ['key.revoke', 1],
       ['key.update', 3],
       ['login_link.create', 3],
+      ['payment.refund', 3],
+      ['payment.succeeded', 1],
       ['user.disable', 3],
       ['user.enable', 3],
     ],
   );
   const acmeAccount = await gateway.services.accounts.find('acme');
   t.is((await gateway.services.ledger.balance(acmeAccount.id)).balanceUnits, 60_000n, '3 × (2.5 − 0.5) RUB');
+  t.is((await gateway.services.ledger.balance(payer.id)).balanceUnits, 970_000n, '100 RUB paid, 3 × 1 RUB refunded');
   await assertLedgerInvariants(t, database.db);
 });

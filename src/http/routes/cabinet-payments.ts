@@ -4,37 +4,19 @@
 import { z } from 'zod';
 import { formatRub, parseRub } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { formatMinor } from '../../payments/currency.js';
-import type { Payment } from '../../payments/payments.js';
+import { presentPayment } from '../../payments/present-payment.js';
 import type { ServerServices } from '../../services.js';
 import { validate } from '../../validation/zod-details.js';
 import type { Context, Handler } from '../state.js';
+
+// The cabinet's payment shape moved beside the payments (the operator's views reuse it).
+export { presentPayment };
 
 const createBody = z.strictObject({
   provider: z.string().min(1).max(20),
   amount_rub: z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'expected an amount in RUB such as "500" or "500.50"'),
   locale: z.enum(['ru', 'en']).optional(),
 });
-
-const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
-
-export function presentPayment(payment: Payment) {
-  return {
-    id: payment.id,
-    object: 'payment',
-    provider: payment.provider,
-    provider_payment_id: payment.providerPaymentId,
-    status: payment.status,
-    amount_rub: formatRub(payment.amountUnits),
-    charged: { amount: formatMinor(payment.amountMinor, payment.currency), currency: payment.currency },
-    rate: payment.rate,
-    credited_rub: payment.creditedUnits === null ? null : formatRub(payment.creditedUnits),
-    refunded_rub: formatRub(payment.refundedUnits),
-    failure: payment.failure,
-    created_at: iso(payment.createdAt),
-    paid_at: iso(payment.paidAt),
-  };
-}
 
 function paymentServices(services: ServerServices) {
   if (!services.payments) throw new GatewayError('not_found', 'payments are not enabled on this gateway');
