@@ -16,7 +16,7 @@
 // An account starts disarmed: one that was never seen at or above its threshold (a new sign-up
 // with nothing on it) gets no notice. A disabled account is not notified (it stays armed).
 import type { Knex } from 'knex';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
 import type { Mailer } from '../email/mailer.js';
 import { lowBalanceEmail } from '../email/templates/low-balance.js';
 import { enqueueWebhook } from '../jobs/webhooks.js';
@@ -55,9 +55,10 @@ export class LowBalanceNotices {
   constructor(private readonly context: LowBalanceContext) {}
 
   /** The effective threshold as SQL: the account's own, else the configured default. */
-  private threshold(): { sql: string; bindings: string[] } {
+  private threshold(): { sql: string; bindings: number[] } {
     const { defaultThresholdUnits } = this.context;
-    return defaultThresholdUnits === undefined ? { sql: 'low_balance_threshold_units', bindings: [] } : { sql: 'coalesce(low_balance_threshold_units, ?)', bindings: [defaultThresholdUnits.toString()] };
+    // Bound as a number: SQLite compares an integer with a text value as always smaller.
+    return defaultThresholdUnits === undefined ? { sql: 'low_balance_threshold_units', bindings: [] } : { sql: 'coalesce(low_balance_threshold_units, ?)', bindings: [unitsToSql(defaultThresholdUnits)] };
   }
 
   /** Restricts `query` to accounts with a threshold whose available money compares to it by `comparison`. */
