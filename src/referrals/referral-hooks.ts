@@ -50,15 +50,11 @@ export function formatPercent(basisPoints: bigint): string {
 export const referralShareUnits = (units: bigint, basisPoints: bigint) => (units * basisPoints) / 10_000n;
 
 export function referralHooks(_db: Knex, ledger: Ledger, config: ReferralConfig | undefined, logger: Logger, now: () => number): PaymentHooks {
-  if (config === undefined) return {};
-  return {
-    async onPaid(trx, paid) {
-      await creditShare(trx, paid, { ledger, config, now });
-    },
-    async onRefunded(trx, refunded) {
-      await reverseShare(trx, refunded, { ledger, logger, now });
-    },
-  };
+  // Reversals follow the ledger, not the config: turning referrals off stops the earning, and a
+  // refund still takes back what its top-up earned while they were on.
+  const onRefunded = (trx: Knex.Transaction, refunded: RefundedPayment) => reverseShare(trx, refunded, { ledger, logger, now });
+  if (config === undefined) return { onRefunded };
+  return { onPaid: (trx, paid) => creditShare(trx, paid, { ledger, config, now }), onRefunded };
 }
 
 async function creditShare(trx: Knex.Transaction, paid: PaidPayment, context: { ledger: Ledger; config: ReferralConfig; now: () => number }): Promise<void> {

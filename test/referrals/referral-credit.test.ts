@@ -3,10 +3,12 @@
 // rounded down, once however often the payment is reported; nothing for credits that are not
 // paid top-ups; nothing once referral.months have passed (the injected clock); a refund takes
 // the share back, in parts that add up exactly, and never more than the referrer has available:
-// the rest is reported to the operator (audit row, listed by the admin API, and a warning).
+// the rest is reported to the operator (audit row, listed by the admin API, and a warning);
+// turning referrals off stops the earning, not the taking back.
 import { readAudit } from '../../src/audit/audit-log.js';
 import { bindReferrer } from '../../src/referrals/referral-binding.js';
 import { referralCodeOf } from '../../src/referrals/referral-codes.js';
+import { referralHooks } from '../../src/referrals/referral-hooks.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { createAdminToken } from '../helpers/cabinet.js';
 import { testClock } from '../helpers/clock.js';
@@ -119,6 +121,13 @@ testOnBackends('a refund takes the referral share back: whole for a whole refund
   t.deepEqual(parts, [75_007n, -24_997n, -50_010n], 'earned × refunded ÷ paid, rounded down, each part the difference it makes');
   t.is(await balanceOf(gateway, referrerId), 0n);
   t.is(await balanceOf(gateway, referredId), 0n);
+
+  // Referrals turned off since (a process whose config has no `referral`): what was earned is still taken back.
+  const earned = await money.paid(referredId, rub(200));
+  const { db, ledger, logger } = gateway.services;
+  await money.refunded(earned, rub(200), referralHooks(db, ledger, undefined, logger, clock.now));
+  t.deepEqual((await rowsOf(gateway, referrerId, 'referral')).slice(5).map(([amount]) => amount), [rub(15), -rub(15)]);
+  t.is(referralHooks(db, ledger, undefined, logger, clock.now).onPaid, undefined, 'and nothing is earned');
   t.deepEqual(await readAudit(gateway.services.db, { action: 'referral.reversal_short', limit: 5 }), []);
 
   await assertLedgerInvariants(t, gateway.services.db);

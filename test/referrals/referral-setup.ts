@@ -56,8 +56,8 @@ export interface ReferralMoney {
   readonly hooks: PaymentHooks;
   /** A payment of `amountUnits` RUB that the provider reports succeeded: the row as create leaves it, then apply. */
   paid(accountId: string, amountUnits: bigint): Promise<Payment>;
-  /** The provider refunded `shareUnits` RUB of the payment: recorded as PaymentRefunds records a success. The refund's id. */
-  refunded(payment: Payment, shareUnits: bigint): Promise<string>;
+  /** The provider refunded `shareUnits` RUB of the payment: recorded as PaymentRefunds records a success (with `hooks`, default the gateway's). The refund's id. */
+  refunded(payment: Payment, shareUnits: bigint, hooks?: PaymentHooks): Promise<string>;
 }
 
 let providerIds = 0;
@@ -96,7 +96,7 @@ export async function referralMoney(
       });
       return payments.apply('yookassa', { id: providerPaymentId, status: 'succeeded', amountMinor: amountUnits / 100n, currency: 'rub', reference: id, refundedMinor: 0n, createdAt: at });
     },
-    async refunded(payment, shareUnits) {
+    async refunded(payment, shareUnits, refundHooks = hooks) {
       const refundId = newId('pref');
       const at = options.clock.now();
       await db.transaction(async (trx) => {
@@ -108,7 +108,7 @@ export async function referralMoney(
         await ledger.credit(payment.accountId, -shareUnits, 'refund', { within: trx, source: paymentRefundSource(refundId), requestId: payment.id, description: 'refund to the customer' });
         await trx('payments').where({ id: payment.id }).andWhereRaw('refunded_minor >= amount_minor').update({ status: 'refunded' });
         const updated = paymentFromRow(await trx('payments').where({ id: payment.id }).first());
-        await hooks.onRefunded!(trx, { payment: updated, refundId, refundedUnits: shareUnits });
+        await refundHooks.onRefunded!(trx, { payment: updated, refundId, refundedUnits: shareUnits });
       });
       return refundId;
     },
