@@ -49,6 +49,7 @@ export function formatPercent(basisPoints: bigint): string {
 /** The referrer's share of `units`: percent of it, rounded down to a unit. */
 export const referralShareUnits = (units: bigint, basisPoints: bigint) => (units * basisPoints) / 10_000n;
 
+/** `_db` is unused (the hooks work in the payment's transaction), kept for the wiring in services.ts. */
 export function referralHooks(_db: Knex, ledger: Ledger, config: ReferralConfig | undefined, logger: Logger, now: () => number): PaymentHooks {
   // Reversals follow the ledger, not the config: turning referrals off stops the earning, and a
   // refund still takes back what its top-up earned while they were on.
@@ -59,9 +60,7 @@ export function referralHooks(_db: Knex, ledger: Ledger, config: ReferralConfig 
 
 async function creditShare(trx: Knex.Transaction, paid: PaidPayment, context: { ledger: Ledger; config: ReferralConfig; now: () => number }): Promise<void> {
   const { payment } = paid;
-  const account: { name: string; referred_by: string | null; referred_at: string | number | null } | undefined = await trx('accounts')
-    .where({ id: payment.accountId })
-    .first('name', 'referred_by', 'referred_at');
+  const account: { referred_by: string | null; referred_at: string | number | null } | undefined = await trx('accounts').where({ id: payment.accountId }).first('referred_by', 'referred_at');
   if (!account || account.referred_by === null || account.referred_at === null) return;
   const at = context.now();
   if (at >= addMonths(Number(account.referred_at), context.config.months)) return;
@@ -72,7 +71,8 @@ async function creditShare(trx: Knex.Transaction, paid: PaidPayment, context: { 
     within: trx,
     source: referralSource(payment.provider, paid.providerPaymentId),
     requestId: payment.id,
-    description: `referral income: ${percent}% of a top-up of account ${account.name} (${payment.accountId})`.slice(0, 500),
+    // The referred account by its id only: its name is often its owner's email, which the referrer's history must not show.
+    description: `referral income: ${percent}% of a top-up of account ${payment.accountId}`,
   });
   await writeAudit(
     trx,

@@ -40,7 +40,7 @@ testOnBackends('a paid top-up of a referred account earns the referrer exactly t
   const first = await money.paid(referredId, rub(1000));
   t.is(first.status, 'succeeded');
   t.deepEqual(await rowsOf(gateway, referrerId, 'referral'), [
-    [rub(75), `referral:yookassa:${first.providerPaymentId}`, `referral income: 7.5% of a top-up of account referred (${referredId})`],
+    [rub(75), `referral:yookassa:${first.providerPaymentId}`, `referral income: 7.5% of a top-up of account ${referredId}`],
   ]);
   const [audit] = await readAudit(gateway.services.db, { accountId: referrerId, action: 'referral.credit', limit: 5 });
   t.like(audit, { actor: 'system:referrals', target: referrerId, details: { referred_account_id: referredId, payment_id: first.id, topup_rub: '1000.0000', percent: '7.5', amount_rub: '75.0000' } });
@@ -107,7 +107,7 @@ testOnBackends('a refund takes the referral share back: whole for a whole refund
   const whole = await money.paid(referredId, rub(1000));
   const wholeRefund = await money.refunded(whole, rub(1000));
   t.deepEqual(await rowsOf(gateway, referrerId, 'referral'), [
-    [rub(75), `referral:yookassa:${whole.providerPaymentId}`, `referral income: 7.5% of a top-up of account referred (${referredId})`],
+    [rub(75), `referral:yookassa:${whole.providerPaymentId}`, `referral income: 7.5% of a top-up of account ${referredId}`],
     [-rub(75), `referral-reversal:${wholeRefund}`, `referral income taken back: a top-up of account ${referredId} was refunded`],
   ]);
   const [reversal] = await readAudit(gateway.services.db, { accountId: referrerId, action: 'referral.reversal', limit: 5 });
