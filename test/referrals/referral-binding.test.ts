@@ -140,12 +140,10 @@ testOnBackends('an account is never referred by itself or by its own chain (two 
   t.is(normalizeReferralCode('0o1lI0o1'), null, 'look-alikes are never in a code');
 
   // A chain of exactly maxReferralChain generations above the referrer is walked to its top; one more is refused.
-  const chain: string[] = [];
-  for (let index = 0; index <= maxReferralChain; index++) {
-    const id = `acc_chain${index}`;
-    await db('accounts').insert({ id, name: `chain ${index}`, balance_units: 0, held_units: 0, webhook_secret: 'whsec_x', created_at: 1, referred_by: chain.at(-1) ?? null, referred_at: chain.length === 0 ? null : 1 });
-    chain.push(id);
-  }
+  const chain = Array.from({ length: maxReferralChain + 1 }, (_, index) => `acc_chain${index}`);
+  await db('accounts').insert(
+    chain.map((id, index) => ({ id, name: `chain ${index}`, balance_units: 0, held_units: 0, webhook_secret: 'whsec_x', created_at: 1, referred_by: index === 0 ? null : chain[index - 1], referred_at: index === 0 ? null : 1 })),
+  );
   const [x, y] = [await create('x'), await create('y')];
   t.deepEqual(await bind(x.id, await referralCodeOf(db, chain[maxReferralChain - 1]!)), { bound: true, referrerId: chain[maxReferralChain - 1] });
   t.deepEqual(await bind(y.id, await referralCodeOf(db, chain[maxReferralChain]!)), { bound: false, reason: 'chain_too_long' });
