@@ -13,6 +13,7 @@ import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
 import type { ReferralConfig } from '../config/load.js';
+import { signupBonusSource } from '../payments/credit-sources.js';
 import { bindReferrer, type ReferralBinding } from '../referrals/referral-binding.js';
 import type { AccountMembers } from './account-members.js';
 import type { Invites } from './invites.js';
@@ -88,7 +89,7 @@ export class SignUps {
       const referralDetails = referral === undefined ? {} : referral.bound ? { referred_by: referral.referrerId } : { referral_refused: referral.reason };
       await writeAudit(trx, { actor, action: 'user.signup', target: user.id, accountId: account.id, details: { method: request.identity?.provider ?? 'email', invite: this.mode === 'invite', ...referralDetails } }, at);
       if (this.bonusUnits > 0n) {
-        const { transactionId } = await ledger.credit(account.id, this.bonusUnits, 'bonus', { within: trx, description: 'sign-up bonus' });
+        const { transactionId } = await ledger.credit(account.id, this.bonusUnits, 'bonus', { within: trx, description: 'sign-up bonus', source: signupBonusSource(user.id) });
         await writeAudit(trx, { actor, action: 'balance.topup', target: account.id, accountId: account.id, details: { kind: 'bonus', source: 'signup', amount_rub: formatRub(this.bonusUnits), transaction_id: transactionId } }, at);
       }
       return { user, account: { ...account, balanceUnits: this.bonusUnits } as Account };

@@ -36,7 +36,7 @@ testOnBackends('an open sign-up makes the user, an account they own, and the bon
     [[account.id, 'owner']],
   );
   const rows = await db('ledger_transactions').where({ account_id: account.id });
-  t.deepEqual(rows.map((row) => [row.kind, BigInt(row.amount_units), row.description]), [['bonus', 502_500n, 'sign-up bonus']]);
+  t.deepEqual(rows.map((row) => [row.kind, BigInt(row.amount_units), row.description, row.source]), [['bonus', 502_500n, 'sign-up bonus', `signup-bonus:${user.id}`]]);
   t.deepEqual((await readAudit(db, { accountId: account.id, limit: 10 })).map((row) => row.action).sort(), ['account.create', 'balance.topup', 'user.signup']);
   const before = { users: await count(db, 'users'), accounts: await count(db, 'accounts'), ledger: await count(db, 'ledger_transactions') };
   await t.throwsAsync(signUps.signUp(request('ann.lee@example.com')));
