@@ -50,4 +50,11 @@ export const auditActions = [
   'code_batch.disable',
   'code.disable',
   'code.redeem',
+  // Referrals (src/referrals/referral-hooks.ts): a referrer's share of a paid top-up, taken back
+  // on refund, and what could not be taken back because the referrer had spent it.
+  'referral.credit',
+  'referral.reversal',
+  'referral.reversal_short',
+  // An account's low-balance threshold and webhook URL changed (PUT /cabinet/api/low-balance).
+  'low_balance.update',
 ] as const;

@@ -30,3 +30,31 @@ export interface CabinetHistoryPage {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+/** GET /cabinet/api/referral (src/http/routes/cabinet-referral.ts; docs/payments.md, "Referrals"). */
+export interface ReferralAnswer {
+  /** Whether `referral` is configured: without it, code, link, percent and months are null. */
+  enabled: boolean;
+  /** The account's referral code (made on the first read). */
+  code: string | null;
+  /** `<public_url>/cabinet/signup?ref=<code>`. */
+  link: string | null;
+  /** The referrer's share of each paid top-up, as configured: "10", "2.5". */
+  percent: string | null;
+  /** For how many months after its sign-up a referred account's top-ups earn. */
+  months: number | null;
+  /** Accounts that signed up through this account's link. */
+  referred_accounts: number;
+  /** The sum of the account's `referral` ledger rows (reversals after refunds subtracted). */
+  income_rub: string;
+}
+
+/** GET and PUT /cabinet/api/low-balance (src/http/routes/cabinet-low-balance.ts; docs/payments.md, "Low balance"). */
+export interface LowBalanceAnswer {
+  /** The account's own threshold; null: the default applies. "0.0000" turns the notices off. */
+  threshold_rub: string | null;
+  /** low_balance.default_threshold_rub of the config; null when there is none. */
+  default_threshold_rub: string | null;
+  /** Where a signed `account.low_balance` webhook also goes; null: email only. */
+  webhook_url: string | null;
+}

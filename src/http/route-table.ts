@@ -49,11 +49,13 @@ import { cabinetFilesQuota, deleteCabinetFile, deleteCabinetGeneration, keepCabi
 import { createCabinetPayment, listCabinetPayments, retrieveCabinetPayment } from './routes/cabinet-payments.js';
 import { redeemCabinetCode } from './routes/cabinet-codes.js';
 import { paymentNotification } from './routes/payment-notifications.js';
+import { cabinetReferral } from './routes/cabinet-referral.js';
+import { cabinetLowBalance, updateCabinetLowBalance } from './routes/cabinet-low-balance.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
 interface RouteCommon {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   /**
    * The handler re-checks the key where it places its hold (or, placing none, looks it up),
@@ -191,6 +193,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/payments/:id', auth: 'session', scope: null, handler: retrieveCabinetPayment },
   // Redemption codes (routes/cabinet-codes.ts): any member may redeem one; limited per account and per address besides the key's limit.
   { method: 'POST', path: '/cabinet/api/codes/redeem', auth: 'session', scope: null, body: 'json', handler: redeemCabinetCode },
+  // Referral link and income (routes/cabinet-referral.ts); low-balance notices (routes/cabinet-low-balance.ts): owners change them.
+  { method: 'GET', path: '/cabinet/api/referral', auth: 'session', scope: null, handler: cabinetReferral },
+  { method: 'GET', path: '/cabinet/api/low-balance', auth: 'session', scope: null, handler: cabinetLowBalance },
+  { method: 'PUT', path: '/cabinet/api/low-balance', auth: 'session', scope: null, owner: true, body: 'json', handler: updateCabinetLowBalance },
   { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
   { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
   { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },

@@ -20,6 +20,7 @@ import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { missingLoginSecrets } from '../users/login-secrets.js';
 import { missingPaymentSecrets } from '../payments/open-payments.js';
 import { sweepPayments } from '../process/payment-sweep.js';
+import { startLowBalanceChecks } from '../process/low-balance-sweep.js';
 import { ConfigError } from '../config/load.js';
 import { decoyPasswordHash } from '../users/password.js';
 import { createApp } from './app.js';
@@ -147,6 +148,7 @@ export async function startServer(
     setInterval(() => {
       apiKeys.flushLastUsed().catch((error) => logger.error({ err: error }, 'last-used flush failed'));
     }, 30_000),
+    startLowBalanceChecks(services),
   ];
   for (const chore of chores) chore.unref();
   const runner = options.jobRunner ? createJobRunner(services) : undefined;

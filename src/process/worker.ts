@@ -1,10 +1,12 @@
 // A worker process's own part (`gateway worker`): the job runner without the HTTP API. It also
 // registers as a live hold owner (it beats, and sweeps the request holds of serving processes
 // that died) and releases expired holds, so a worker-only host recovers crashed requests too;
-// with them it removes ended cabinet login links and sessions.
+// with them it removes ended cabinet login links and sessions, sweeps pending payments and checks
+// for low balances.
 import { createJobRunner } from '../jobs/runner.js';
 import { sweepCabinet } from './cabinet-sweep.js';
 import { sweepPayments } from './payment-sweep.js';
+import { startLowBalanceChecks } from './low-balance-sweep.js';
 import type { ServerServices } from '../services.js';
 
 export interface RunningWorker {
@@ -26,10 +28,12 @@ export async function startWorker(services: ServerServices): Promise<RunningWork
     sweepCabinet(services);
     sweepPayments(services);
   }, services.config.holds.sweepIntervalMs);
+  const lowBalanceChecks = startLowBalanceChecks(services);
   return {
     owner: runner.owner,
     async stop() {
       clearInterval(sweeper);
+      clearInterval(lowBalanceChecks);
       await runner.stop({ deadlineMs: services.config.server.drainTimeoutMs });
       await services.holdOwner.stop({ forget: true });
       await services.close();

@@ -35,6 +35,8 @@ interface PendingLogin {
   readonly redirectUri: string;
   /** The invite code the visitor brought (cabinet.signup: invite), for a sign-up at the callback. */
   readonly inviteCode: string | null;
+  /** The referrer's code the visitor brought (`?ref=`), for a sign-up at the callback. */
+  readonly referralCode?: string | null;
   readonly expiresAt: number;
 }
 
@@ -95,7 +97,7 @@ export class OidcLogins {
   }
 
   /** Starts a login: the provider's authorization URL to send the browser to, and the state for its cookie. */
-  async start(name: string, options: { redirectUri: string; inviteCode: string | null }): Promise<{ url: string; state: string }> {
+  async start(name: string, options: { redirectUri: string; inviteCode: string | null; referralCode?: string | null }): Promise<{ url: string; state: string }> {
     const provider = this.provider(name);
     let configuration;
     try {
@@ -116,15 +118,15 @@ export class OidcLogins {
       nonce,
     });
     const expiresAt = this.now() + pendingLoginTtlMs;
-    await this.pending.set(hashSecret(state), { provider: name, codeVerifier, nonce, redirectUri: options.redirectUri, inviteCode: options.inviteCode, expiresAt }, pendingLoginTtlMs);
+    await this.pending.set(hashSecret(state), { provider: name, codeVerifier, nonce, redirectUri: options.redirectUri, inviteCode: options.inviteCode, referralCode: options.referralCode ?? null, expiresAt }, pendingLoginTtlMs);
     return { url: url.href, state };
   }
 
   /**
    * Finishes a login at the callback: `query` is the callback's query string, `cookieState` the
-   * state the browser's cookie holds. Returns the identity and the invite code kept at start.
+   * state the browser's cookie holds. Returns the identity and the invite and referral codes kept at start.
    */
-  async finish(name: string, query: URLSearchParams, cookieState: string | undefined): Promise<{ identity: OidcIdentity; inviteCode: string | null }> {
+  async finish(name: string, query: URLSearchParams, cookieState: string | undefined): Promise<{ identity: OidcIdentity; inviteCode: string | null; referralCode: string | null }> {
     const provider = this.provider(name);
     const state = query.get('state');
     if (!state || !cookieState || !sameHash(hashSecret(state), hashSecret(cookieState))) {
@@ -164,6 +166,7 @@ export class OidcLogins {
     return {
       identity: { provider: `oidc:${name}`, subject: idToken.sub, email, emailVerified: email !== null && claims.email_verified === true, name: displayName },
       inviteCode: pending.inviteCode,
+      referralCode: pending.referralCode ?? null,
     };
   }
 }

@@ -3,7 +3,8 @@
 // 1. the user whose identity it is (provider, subject);
 // 2. else, when the provider says the email is verified, the user with that email, and the
 //    identity is linked to them (an existing user is linked ONLY through a verified email);
-// 3. else a new user signs up (cabinet.signup; in invite mode with the code the visitor brought).
+// 3. else a new user signs up (cabinet.signup; in invite mode with the code the visitor brought;
+//    bound to the referrer whose code the visitor brought, docs/payments.md "Referrals").
 //    An email the provider did not verify is not taken as the new user's: it could be anyone's,
 //    and the address may belong to an existing user who never proved this login.
 // Then a new session (method oidc or telegram) for the user's first account, audited as user.login.
@@ -46,7 +47,7 @@ export interface OutsideLoginResult {
 export async function logInFromOutside(
   services: { readonly db: Knex; readonly users: UserServices; readonly sessions: CabinetSessions; readonly now: () => number },
   identity: OutsideIdentity,
-  options: { method: 'oidc' | 'telegram'; inviteCode: string | null; locale: UserLocale; client: { userAgent: string | null; address: string | null } },
+  options: { method: 'oidc' | 'telegram'; inviteCode: string | null; referralCode?: string | null; locale: UserLocale; client: { userAgent: string | null; address: string | null } },
 ): Promise<OutsideLoginResult> {
   const { users, members, signUps } = services.users;
   let found: OutsideLoginResult['found'] = 'identity';
@@ -72,6 +73,7 @@ export async function logInFromOutside(
         locale: options.locale,
         identity: { provider: identity.provider, subject: identity.subject, email: identity.email },
         inviteCode: options.inviteCode ?? undefined,
+        referralCode: options.referralCode ?? undefined,
       }));
     } catch (error) {
       if (error instanceof SignupClosedError) throw new OutsideLoginRefusedError('signup_closed', 'no user has this login and sign-up is closed');

@@ -147,7 +147,7 @@ export class PasswordAccounts {
    * the same scrypt work. SignupClosedError, InviteRequiredError and InviteInvalidError come
    * first and alike for both (a wrong code is refused whether or not the address is known).
    */
-  async signUp(request: { email: string; password: string; inviteCode?: string; locale: UserLocale }): Promise<void> {
+  async signUp(request: { email: string; password: string; inviteCode?: string; referralCode?: string; locale: UserLocale }): Promise<void> {
     const { signUps, users, invites } = this.services;
     if (signUps.signupMode === 'closed') throw new SignupClosedError();
     if (signUps.signupMode === 'invite' && !request.inviteCode) throw new InviteRequiredError();
@@ -160,7 +160,7 @@ export class PasswordAccounts {
     }
     let user: User;
     try {
-      ({ user } = await signUps.signUp({ email: normalizeEmail(request.email), emailVerified: false, passwordHash, name: null, locale: request.locale, inviteCode: request.inviteCode }));
+      ({ user } = await signUps.signUp({ email: normalizeEmail(request.email), emailVerified: false, passwordHash, name: null, locale: request.locale, inviteCode: request.inviteCode, referralCode: request.referralCode }));
     } catch (error) {
       // Two sign-ups of one address at once: the second loses on the unique email and is answered like any known address.
       const raced = error instanceof InviteInvalidError ? undefined : await users.findByEmail(request.email);

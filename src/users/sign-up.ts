@@ -3,13 +3,18 @@
 // ledger row. All or nothing: a sign-up that fails leaves no user, no account, no spent code
 // and no money. The bonus is the only money a sign-up creates, written once, in the
 // transaction that creates the account it belongs to. Email, OIDC and Telegram sign-ups all
-// come here (docs/cabinet.md, "Sign-up").
+// come here (docs/cabinet.md, "Sign-up"). A referral code the visitor brought binds the new
+// account to its referrer in the same transaction (when `referral` is configured); a code that
+// cannot bind is noted in the audit row and the sign-up goes on without it (docs/payments.md,
+// "Referrals").
 import type { Knex } from 'knex';
 import type { Account, Accounts } from '../accounts/accounts.js';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
 import { formatRub } from '../billing/money.js';
+import type { ReferralConfig } from '../config/load.js';
 import { signupBonusSource } from '../payments/credit-sources.js';
+import { bindReferrer, type ReferralBinding } from '../referrals/referral-binding.js';
 import type { AccountMembers } from './account-members.js';
 import type { Invites } from './invites.js';
 import type { User, UserLocale, Users } from './users.js';
@@ -42,6 +47,8 @@ export interface SignUpRequest {
   /** The outside login this user came by (OIDC, Telegram), linked in the same transaction. */
   readonly identity?: { readonly provider: string; readonly subject: string; readonly email: string | null };
   readonly inviteCode?: string;
+  /** The referrer's code from the link the visitor came by (`?ref=`); ignored without `referral` in the config. */
+  readonly referralCode?: string;
 }
 
 /** An account name from what the user gave: their email, else `<hint>`; letters, digits and ._@- only (accounts.ts's rule). */
@@ -57,6 +64,7 @@ export class SignUps {
     private readonly bonusUnits: bigint,
     private readonly services: { readonly users: Users; readonly members: AccountMembers; readonly accounts: Accounts; readonly invites: Invites; readonly ledger: Ledger },
     private readonly now: () => number,
+    private readonly referral: ReferralConfig | undefined = undefined,
   ) {}
 
   get signupMode(): SignupMode {
@@ -76,7 +84,10 @@ export class SignUps {
       const account = await accounts.create(await this.freeAccountName(trx, accountNameFor(user.email, user.id.slice(-8))), { actor, within: trx });
       await members.add(trx, { accountId: account.id, userId: user.id, role: 'owner', createdBy: actor });
       const at = this.now();
-      await writeAudit(trx, { actor, action: 'user.signup', target: user.id, accountId: account.id, details: { method: request.identity?.provider ?? 'email', invite: this.mode === 'invite' } }, at);
+      let referral: ReferralBinding | undefined;
+      if (this.referral !== undefined && request.referralCode) referral = await bindReferrer(trx, account.id, request.referralCode, at);
+      const referralDetails = referral === undefined ? {} : referral.bound ? { referred_by: referral.referrerId } : { referral_refused: referral.reason };
+      await writeAudit(trx, { actor, action: 'user.signup', target: user.id, accountId: account.id, details: { method: request.identity?.provider ?? 'email', invite: this.mode === 'invite', ...referralDetails } }, at);
       if (this.bonusUnits > 0n) {
         const { transactionId } = await ledger.credit(account.id, this.bonusUnits, 'bonus', { within: trx, description: 'sign-up bonus', source: signupBonusSource(user.id) });
         await writeAudit(trx, { actor, action: 'balance.topup', target: account.id, accountId: account.id, details: { kind: 'bonus', source: 'signup', amount_rub: formatRub(this.bonusUnits), transaction_id: transactionId } }, at);

@@ -9,7 +9,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** What the gateway itself adds to Telegram's data in the callback's query: never part of the signed data. */
-export const gatewayFields = ['invite'] as const;
+export const gatewayFields = ['invite', 'ref'] as const;
 
 /** How far in the future auth_date may be: the two clocks may differ a little. */
 export const telegramClockSkewMs = 60_000;

@@ -34,7 +34,7 @@ export function openUserServices(db: Knex, config: Config, services: { accounts:
     members,
     emailTokens,
     invites,
-    signUps: new SignUps(db, config.cabinet.signup, config.cabinet.signupBonusUnits, { users, members, accounts: services.accounts, invites, ledger: services.ledger }, now),
+    signUps: new SignUps(db, config.cabinet.signup, config.cabinet.signupBonusUnits, { users, members, accounts: services.accounts, invites, ledger: services.ledger }, now, config.referral),
     memberships: new Memberships(db, { users, members, emailTokens }, now),
     mailer: openMailer(config.email),
   };

@@ -2,15 +2,18 @@
 // browser navigates to these (they are not the page's API calls), so every answer is a redirect:
 // to the provider, to the cabinet with a new session cookie, or to the login page with
 // `?login_error=<reason>`, which the page words (web/src/pages/login-providers.tsx).
-// - GET /cabinet/api/oidc/:name/start[?invite=gwi_…] → 302 to the provider (oidc-login.ts; limited
+// - GET /cabinet/api/oidc/:name/start[?invite=gwi_…][&ref=<referral code>] → 302 to the provider (oidc-login.ts; limited
 //   per client address like link logins), with
 //   the state in the `gateway_oidc` cookie (HttpOnly, SameSite=Lax: it must come back on the
 //   provider's top-level redirect to the callback, which Strict would withhold; Path limited to
 //   these routes; 10 minutes).
 // - GET /cabinet/api/oidc/:name/callback → the code exchanged, the user found, linked or signed
 //   up (outside-login.ts), a session opened → 302 /cabinet/.
-// - GET /cabinet/api/telegram/callback?id=…&auth_date=…&hash=…[&invite=gwi_…] → the signed data
-//   checked (telegram-login.ts), then as above.
+// - GET /cabinet/api/telegram/callback?id=…&auth_date=…&hash=…[&invite=gwi_…][&ref=<code>] → the
+//   signed data checked (telegram-login.ts), then as above.
+// `invite` and `ref` are what the sign-up page was opened with: kept with the pending OIDC login
+// (server-side, like the invite code) and added by the page to the Telegram callback; they
+// matter only when the login signs a new user up (docs/payments.md, "Referrals").
 // Nothing secret reaches a log: the request log and traces keep the path, never the query.
 import { CacheUnavailableError } from '../../cache/redis-connection.js';
 import { cookieIsSecure, sessionCookie } from '../../cabinet/cookie.js';
@@ -56,18 +59,25 @@ function toLoginPage(ctx: Context, reason: string, extraCookies: string[] = []):
   ctx.set('location', `/cabinet/login?login_error=${encodeURIComponent(reason)}`);
 }
 
-/** An invite code as the visitor typed it (a malformed one is left for Invites.consume to refuse). */
+/** An invite or referral code as the visitor brought it (a malformed invite is left for Invites.consume to refuse; a referral code that names nothing is ignored). */
 const inviteOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 200) : null);
 
 const localeOf = (ctx: Context) => (/^ru\b/i.test(ctx.get('accept-language')) ? 'ru' : 'en');
 
-async function logIn(ctx: Context, services: ServerServices, identity: OutsideIdentity, method: 'oidc' | 'telegram', inviteCode: string | null, extraCookies: string[]): Promise<void> {
+async function logIn(
+  ctx: Context,
+  services: ServerServices,
+  identity: OutsideIdentity,
+  method: 'oidc' | 'telegram',
+  codes: { inviteCode: string | null; referralCode: string | null },
+  extraCookies: string[],
+): Promise<void> {
   let result;
   try {
     result = await logInFromOutside(
       { db: services.db, users: services.users, sessions: services.cabinet.sessions, now: services.now },
       identity,
-      { method, inviteCode, locale: localeOf(ctx), client: { userAgent: ctx.get('user-agent') || null, address: ctx.clientAddresses.of(ctx.req) ?? null } },
+      { method, inviteCode: codes.inviteCode, referralCode: codes.referralCode, locale: localeOf(ctx), client: { userAgent: ctx.get('user-agent') || null, address: ctx.clientAddresses.of(ctx.req) ?? null } },
     );
   } catch (error) {
     if (!(error instanceof OutsideLoginRefusedError)) throw error;
@@ -100,7 +110,7 @@ export const oidcStart: Handler = async (ctx, services) => {
   if (!(await admitStart(ctx, services))) return toLoginPage(ctx, 'rate_limited');
   let started;
   try {
-    started = await services.oidcLogins.start(name, { redirectUri: `${origin(ctx, services)}${oidcCallbackPath(name)}`, inviteCode: inviteOf(ctx.query.invite) });
+    started = await services.oidcLogins.start(name, { redirectUri: `${origin(ctx, services)}${oidcCallbackPath(name)}`, inviteCode: inviteOf(ctx.query.invite), referralCode: inviteOf(ctx.query.ref) });
   } catch (error) {
     if (!(error instanceof OidcLoginError)) throw error;
     services.logger.warn({ err: error.cause ?? error, provider: name }, `an OpenID Connect login could not start: ${error.message}`);
@@ -124,7 +134,7 @@ export const oidcCallback: Handler = async (ctx, services) => {
     services.logger.warn({ err: error.cause ?? error, provider: name }, `an OpenID Connect login failed: ${error.message}`);
     return toLoginPage(ctx, error.reason, [cleared]);
   }
-  await logIn(ctx, services, finished.identity, 'oidc', finished.inviteCode, [cleared]);
+  await logIn(ctx, services, finished.identity, 'oidc', { inviteCode: finished.inviteCode, referralCode: finished.referralCode }, [cleared]);
 };
 
 export const telegramCallback: Handler = async (ctx, services) => {
@@ -140,5 +150,5 @@ export const telegramCallback: Handler = async (ctx, services) => {
     return toLoginPage(ctx, error.reason);
   }
   const name = [telegramUser.firstName, telegramUser.lastName].filter((part) => part !== null).join(' ') || telegramUser.username;
-  await logIn(ctx, services, { provider: 'telegram', subject: telegramUser.id, email: null, emailVerified: false, name: name ? name.slice(0, 200) : null }, 'telegram', inviteOf(received.invite), []);
+  await logIn(ctx, services, { provider: 'telegram', subject: telegramUser.id, email: null, emailVerified: false, name: name ? name.slice(0, 200) : null }, 'telegram', { inviteCode: inviteOf(received.invite), referralCode: inviteOf(received.ref) }, []);
 };

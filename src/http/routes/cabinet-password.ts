@@ -1,6 +1,7 @@
 // Email and password accounts over HTTP (docs/cabinet.md, "Sign-up and login"); the rules are
 // src/users/password-accounts.ts's, these only parse, limit and map its errors:
-// - POST /cabinet/api/signup {email, password, invite_code?, locale?} → 202 {accepted: true}
+// - POST /cabinet/api/signup {email, password, invite_code?, referral?, locale?} → 202 {accepted: true}
+//   (`referral`: the referrer's code from the page's `?ref=`; one that binds nothing is ignored)
 // - POST /cabinet/api/verify-email {token} → {purpose, email} (a sign-up's or an email change's link)
 // - POST /cabinet/api/login/password {email, password} → the session, as the link login answers
 // - POST /cabinet/api/password-reset {email} → 202 {accepted: true}, known address or not
@@ -39,7 +40,14 @@ const newPassword = z.string().min(minimumPasswordLength).max(maximumPasswordLen
 const givenPassword = z.string().min(1).max(maximumPasswordLength);
 const token = z.string().min(1).max(200);
 
-const signupBody = z.strictObject({ email, password: newPassword, invite_code: z.string().min(1).max(200).optional(), locale: z.enum(['ru', 'en']).default('en') });
+const signupBody = z.strictObject({
+  email,
+  password: newPassword,
+  invite_code: z.string().min(1).max(200).optional(),
+  // Any string up to a sane length: a code that names no account is ignored, never refused (docs/payments.md, "Referrals").
+  referral: z.string().max(100).optional(),
+  locale: z.enum(['ru', 'en']).default('en'),
+});
 const tokenBody = z.strictObject({ token });
 const loginBody = z.strictObject({ email, password: givenPassword });
 const resetBody = z.strictObject({ email });
@@ -95,7 +103,7 @@ export const signUp: Handler = async (ctx, services) => {
   await admitLoginAttempt(ctx, services);
   const body = validate(signupBody, ctx.request.body, 'body');
   const accounts = passwordAccounts(services);
-  await run(() => accounts.signUp({ email: body.email, password: body.password, inviteCode: body.invite_code, locale: body.locale }));
+  await run(() => accounts.signUp({ email: body.email, password: body.password, inviteCode: body.invite_code, referralCode: body.referral, locale: body.locale }));
   accepted(ctx);
 };
 
