@@ -241,3 +241,58 @@ testInBrowser('with YooKassa the Top up page offers presets, names the bounds, n
   t.deepEqual(unexpectedErrors(english, missing), [], 'no console error');
   t.deepEqual(unexpectedErrors(russian, missing), [], 'no console error in Russian');
 });
+
+testInBrowser('a customer pays 500 ₽ with YooKassa on the simulated hosted page and comes back to the balance credited once, one topup row carrying the payment id; a cancelled payment credits nothing', async (t, database, browser) => {
+  const gateway = await startCabinetGateway(t, database, {
+    config: (config) => {
+      config.payments = { yookassa: { shop_id: '1', secret_key_env: 'YOOKASSA_SECRET_KEY', api_url: 'sim' } };
+    },
+  });
+  const name = `pay-through-${database.backend}`;
+  const account = await gateway.cli<{ id: string }>(['accounts', 'create', name]);
+  const watched = await openPage(browser);
+  const { page } = watched;
+  await page.goto(await gateway.link({ account: name }));
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await visit(page, 'Top up');
+  const amount = page.getByLabel('Amount, ₽', { exact: true });
+
+  // Pay: the browser goes to the provider's page (the simulator's, another origin), pays there and is sent back.
+  await amount.fill('500');
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.waitForURL(/\/yookassa\/checkout\//);
+  t.deepEqual(await seriousViolations(page), [], "axe on the simulated provider's page");
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  await page.waitForURL(/\/cabinet\/topup\?payment=pay_/);
+  await page.locator('[data-testid="payment-return"][data-status="succeeded"]').waitFor();
+  await page.getByTestId('return-balance').waitFor();
+  t.deepEqual(await page.getByTestId('payment-return').getByRole('status').locator('p').allInnerTexts(), [
+    `Payment received: 500.0000${nbsp}₽ credited to your balance.`,
+    `Your balance is now 500.0000${nbsp}₽.`,
+  ]);
+  const paymentId = new URL(page.url()).searchParams.get('payment')!;
+  const payment = await database.db('payments').where({ id: paymentId }).first();
+  t.like(payment, { account_id: account.id, provider: 'yookassa', status: 'succeeded' });
+  const rows = await database.db('ledger_transactions').where({ account_id: account.id });
+  t.deepEqual(
+    rows.map((row: any) => [row.kind, BigInt(row.amount_units), row.source, row.request_id]),
+    [['topup', 5_000_000n, `payment:yookassa:${payment.provider_payment_id}`, paymentId]],
+    'exactly one topup row, keyed by the payment',
+  );
+
+  // Cancel on the provider's page: back to "nothing was charged", and the balance is as it was.
+  await page.goto(`${gateway.url}/cabinet/topup`);
+  await page.getByRole('heading', { level: 1, name: 'Top up', exact: true }).waitFor();
+  await amount.fill('300');
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.waitForURL(/\/yookassa\/checkout\//);
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await page.locator('[data-testid="payment-return"][data-status="cancelled"]').waitFor();
+  t.is(await page.getByTestId('topup-balance').innerText(), `Balance\n500.0000${nbsp}₽\nAvailable\n500.0000${nbsp}₽`);
+  t.is(Number((await database.db('ledger_transactions').where({ account_id: account.id }).count({ n: '*' }).first())!.n), 1, 'the cancelled payment wrote nothing');
+  t.deepEqual(
+    watched.errors.filter((error) => !refusalLogged.test(error)),
+    [],
+    'no console error',
+  );
+});
