@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AccountNotFoundError } from '../billing/errors.js';
 import { unitsFromSql } from '../billing/money.js';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../util/ids.js';
 import { writeAudit } from '../audit/audit-log.js';
 
@@ -22,14 +24,23 @@ export interface Account {
 /** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-export class AccountExistsError extends Error {
+export class AccountExistsError extends DomainError {
+  override readonly catalogCode = 'account_exists';
+
   constructor(readonly accountName: string) {
     super(`an account named "${accountName}" already exists`);
     this.name = 'AccountExistsError';
   }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, this.message, { param: 'name' });
+  }
 }
 
-export class InvalidAccountNameError extends Error {}
+export class InvalidAccountNameError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+}
 
 interface AccountRow {
   id: string;

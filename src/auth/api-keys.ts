@@ -20,6 +20,7 @@ import { optionalNumber } from '../db/row-values.js';
 import { writeAudit } from '../audit/audit-log.js';
 import { AccountDisabledError, KeyChangedError, KeyNotLiveError } from '../billing/errors.js';
 import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
+import { DomainError } from '../errors/domain-error.js';
 import { newId } from '../util/ids.js';
 import type { BudgetPeriod } from './key-policy.js';
 import { allScopes, type Scope } from './scopes.js';
@@ -72,7 +73,9 @@ export interface KeyControls {
   readonly name?: string | null;
 }
 
-export class KeyNotFoundError extends Error {
+export class KeyNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly keyId: string) {
     super(`no API key "${keyId}"`);
     this.name = 'KeyNotFoundError';

@@ -5,6 +5,7 @@
 // them set costs nothing more. The budget itself is enforced by the hold (ledger.ts).
 import type { BlockList } from 'node:net';
 import { formatRub, parseRub } from '../billing/money.js';
+import { DomainError } from '../errors/domain-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { blockListOf, isAddressOrBlock, listed } from '../util/ip-list.js';
 import type { ApiKey } from './api-keys.js';
@@ -13,7 +14,10 @@ export const budgetPeriods = ['day', 'week', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 
 /** A flag's value the CLI refuses (exit 1, `invalid_argument`, naming the flag). */
-export class KeyPolicyFormatError extends Error {
+export class KeyPolicyFormatError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+
   constructor(
     readonly flag: string,
     /** What is wrong, without the flag (the admin API names its own field). */
@@ -187,7 +191,9 @@ export function assertKeyUsable(apiKey: ApiKey, now: number, address: string | u
 const periodAdjective: Record<BudgetPeriod, string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' };
 
 /** The refusal of a hold the key's budget does not cover (402 key_budget_exceeded). */
-export class KeyBudgetExceededError extends Error {
+export class KeyBudgetExceededError extends DomainError {
+  override readonly catalogCode = 'key_budget_exceeded';
+
   constructor(
     readonly keyId: string,
     readonly period: BudgetPeriod,
@@ -200,11 +206,11 @@ export class KeyBudgetExceededError extends Error {
     this.name = 'KeyBudgetExceededError';
   }
 
-  toGatewayError(): GatewayError {
+  override toGatewayError(): GatewayError {
     const left = this.budgetUnits - this.spentUnits > 0n ? this.budgetUnits - this.spentUnits : 0n;
     const when = this.resetsAt === null ? 'It is a lifetime budget.' : `It resets at ${new Date(this.resetsAt).toISOString()}.`;
     return new GatewayError(
-      'key_budget_exceeded',
+      this.catalogCode,
       `This API key's ${periodAdjective[this.period]} budget of ${formatRub(this.budgetUnits)} RUB does not cover this request: it needs ${formatRub(this.neededUnits)} RUB and ${formatRub(left)} RUB is left. ${when}`,
     );
   }

@@ -13,11 +13,15 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { InsufficientBalanceError } from './errors.js';
 import type { Ledger } from './ledger.js';
 import { formatRub, unitsFromSql } from './money.js';
 
-export class AdjustmentRefusedError extends Error {
+export class AdjustmentRefusedError extends DomainError {
+  override readonly catalogCode = 'adjustment_refused';
+
   constructor(
     readonly accountId: string,
     readonly amountUnits: bigint,
@@ -29,9 +33,15 @@ export class AdjustmentRefusedError extends Error {
     );
     this.name = 'AdjustmentRefusedError';
   }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, this.message, { param: 'amount_rub' });
+  }
 }
 
-export class ChargeNotFoundError extends Error {
+export class ChargeNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(
     readonly reference: string,
     message = `no charge for request or job "${reference}"`,
@@ -41,14 +51,19 @@ export class ChargeNotFoundError extends Error {
   }
 }
 
-export class AlreadyRefundedError extends Error {
+export class AlreadyRefundedError extends DomainError {
+  override readonly catalogCode = 'already_refunded';
+
   constructor(readonly reference: string) {
     super(`the charge of "${reference}" was already refunded; nothing was written`);
     this.name = 'AlreadyRefundedError';
   }
 }
 
-export class AmbiguousChargeError extends Error {
+export class AmbiguousChargeError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+
   constructor(
     readonly reference: string,
     readonly charges: number,

@@ -1,7 +1,12 @@
-// Domain errors of the ledger. The HTTP layer maps them to 402/404; the CLI prints them.
+// Domain errors of the ledger, each with its catalog code and a client's wording (src/errors/domain-error.ts).
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { invalidKey } from '../errors/refusals.js';
 import { formatRub } from './money.js';
 
-export class InsufficientBalanceError extends Error {
+export class InsufficientBalanceError extends DomainError {
+  override readonly catalogCode = 'insufficient_balance';
+
   constructor(
     readonly neededUnits: bigint,
     readonly availableUnits: bigint,
@@ -11,9 +16,18 @@ export class InsufficientBalanceError extends Error {
     super(`insufficient balance: this request needs ${formatRub(neededUnits)} RUB, ${formatRub(availableUnits)} RUB is available${hint ? `. ${hint}` : ''}`);
     this.name = 'InsufficientBalanceError';
   }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(
+      this.catalogCode,
+      `Insufficient balance: this request needs ${formatRub(this.neededUnits)} RUB and ${formatRub(this.availableUnits)} RUB is available. ${this.hint ? `${this.hint} ` : ''}Top up the account.`,
+    );
+  }
 }
 
-export class AccountNotFoundError extends Error {
+export class AccountNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly account: string) {
     super(`no account "${account}"`);
     this.name = 'AccountNotFoundError';
@@ -33,10 +47,16 @@ export class HoldClosedError extends Error {
  * charged routes with keys from its cache; the hold statement is where a revocation made by
  * another process is seen (src/auth/api-keys.ts).
  */
-export class KeyNotLiveError extends Error {
+export class KeyNotLiveError extends DomainError {
+  override readonly catalogCode = 'invalid_api_key';
+
   constructor(readonly keyId: string) {
     super(`API key ${keyId} is revoked`);
     this.name = 'KeyNotLiveError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return invalidKey();
   }
 }
 
@@ -44,13 +64,19 @@ export class KeyNotLiveError extends Error {
  * The key's account is disabled (`gateway accounts disable`): nothing was held. Seen by the key
  * lookup (a join) and, for a key from a process's cache, by the hold's own statement.
  */
-export class AccountDisabledError extends Error {
+export class AccountDisabledError extends DomainError {
+  override readonly catalogCode = 'account_disabled';
+
   constructor(
     readonly keyId: string,
     readonly accountId: string,
   ) {
     super(`account ${accountId} is disabled`);
     this.name = 'AccountDisabledError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, 'This API key belongs to a disabled account. Contact the gateway operator.');
   }
 }
 

@@ -1,10 +1,14 @@
 // Money is integers of 0.0001 RUB ("units") held in bigint: no float ever touches an amount.
 // Amounts cross the program's edges (CLI, JSON, config) as decimal strings in RUB.
+import { DomainError } from '../errors/domain-error.js';
 
 export const UNITS_PER_RUB = 10_000n;
 export const RUB_DECIMALS = 4;
 
-export class MoneyFormatError extends Error {}
+export class MoneyFormatError extends DomainError {
+  override readonly catalogCode = 'invalid_amount';
+  override readonly seenIn = 'cli';
+}
 
 /**
  * "100.50" → 1005000n units. Up to 4 decimals: an amount finer than a unit is refused rather

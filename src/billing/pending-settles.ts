@@ -11,7 +11,7 @@
 // holds.ttl sweep releases it uncharged (so does a hold whose settle was still pending when
 // the process died: the peers' owner sweep releases it). The client is never charged twice;
 // in those cases it is not charged at all.
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable } from '../errors/database-unavailable.js';
 import type { Logger } from '../observability/logger.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
 import { HoldClosedError } from './errors.js';

@@ -12,11 +12,15 @@
 //   link (a credential: whoever opens it is logged in), and whatever of token, session or
 //   system management the admin API comes to serve (today the CLI's alone)
 import { parseScopeList } from '../auth/scope-list.js';
+import { DomainError } from '../errors/domain-error.js';
 
 export const allAdminScopes = ['read', 'accounts', 'keys', 'money', 'admin'] as const;
 export type AdminScope = (typeof allAdminScopes)[number];
 
-export class InvalidAdminScopeError extends Error {}
+export class InvalidAdminScopeError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+}
 
 /** "money, read" → ['read', 'money'] in canonical order; unknown names and an empty list are refused. */
 export function parseAdminScopes(text: string): AdminScope[] {

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { optionalNumber } from '../db/row-values.js';
+import { DomainError } from '../errors/domain-error.js';
 import { allAdminScopes, type AdminScope, InvalidAdminScopeError, storedAdminScopes } from './admin-scopes.js';
 import { newId } from '../util/ids.js';
 import { hashSecret, isSecretOf, newSecret, sameHash } from './secret-tokens.js';
@@ -51,14 +52,20 @@ function fromRow(row: AdminTokenRow): AdminToken {
   };
 }
 
-export class AdminTokenNotFoundError extends Error {
+export class AdminTokenNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+  override readonly seenIn = 'cli';
+
   constructor(readonly tokenId: string) {
     super(`no admin token "${tokenId}"`);
     this.name = 'AdminTokenNotFoundError';
   }
 }
 
-export class InvalidAdminTokenNameError extends Error {}
+export class InvalidAdminTokenNameError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+}
 
 /** last_used_at is moved forward only when it is at least this old. */
 const lastUsedResolutionMs = 60_000;

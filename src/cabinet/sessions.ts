@@ -6,6 +6,7 @@
 // request, so the idle limit is kept to within that minute.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
+import { DomainError } from '../errors/domain-error.js';
 import type { MemberRole } from '../users/account-members.js';
 import { newId } from '../util/ids.js';
 import type { CabinetKind, CabinetSettings, LoginLinks } from './login-links.js';
@@ -91,7 +92,10 @@ function fromRow(row: SessionRow): CabinetSession {
   };
 }
 
-export class SessionNotFoundError extends Error {
+export class SessionNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+  override readonly seenIn = 'cli';
+
   constructor(readonly sessionId: string) {
     super(`no cabinet session "${sessionId}"`);
     this.name = 'SessionNotFoundError';

@@ -3,6 +3,8 @@
 import type { Config, ProviderConfig } from '../config/load.js';
 import type { ModelConfig, ModelType, Pricing } from '../config/schema.js';
 import { convertDecimal } from '../billing/pricing.js';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { closestMatches } from './closest.js';
 
 export interface Route {
@@ -22,7 +24,9 @@ export interface CatalogModel {
   readonly publicObject: Readonly<Record<string, unknown>>;
 }
 
-export class ModelNotFoundError extends Error {
+export class ModelNotFoundError extends DomainError {
+  override readonly catalogCode = 'model_not_found';
+
   constructor(
     readonly requested: string,
     readonly suggestions: readonly string[],
@@ -32,6 +36,10 @@ export class ModelNotFoundError extends Error {
         (suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : ''),
     );
     this.name = 'ModelNotFoundError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, this.message, { param: 'model' });
   }
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { DomainError } from '../errors/domain-error.js';
 import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
@@ -235,7 +236,10 @@ export type BlobStoreConfig =
       readonly partSizeBytes: number;
     };
 
-export class ConfigError extends Error {
+export class ConfigError extends DomainError {
+  override readonly catalogCode = 'config_invalid';
+  override readonly seenIn = 'cli';
+
   constructor(
     readonly source: string,
     readonly problems: string[],

@@ -12,9 +12,13 @@
 import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { DomainError } from '../errors/domain-error.js';
 import { createPrivateFile, privateFileMode } from './private-files.js';
 
-export class BackupTargetExistsError extends Error {
+export class BackupTargetExistsError extends DomainError {
+  override readonly catalogCode = 'backup_target_exists';
+  override readonly seenIn = 'cli';
+
   constructor(readonly target: string) {
     super(`${target} exists; pass --force to replace it`);
     this.name = 'BackupTargetExistsError';
@@ -22,14 +26,20 @@ export class BackupTargetExistsError extends Error {
 }
 
 /** The folder of --to is not there: a backup never creates folders (a typo would scatter copies). */
-export class BackupTargetFolderMissingError extends Error {
+export class BackupTargetFolderMissingError extends DomainError {
+  override readonly catalogCode = 'invalid_argument';
+  override readonly seenIn = 'cli';
+
   constructor(readonly folder: string) {
     super(`the folder ${folder} does not exist; create it, or choose another --to`);
     this.name = 'BackupTargetFolderMissingError';
   }
 }
 
-export class BackupNotSupportedError extends Error {
+export class BackupNotSupportedError extends DomainError {
+  override readonly catalogCode = 'backup_not_supported';
+  override readonly seenIn = 'cli';
+
   constructor(command: 'backup' | 'restore') {
     super(
       command === 'backup'
@@ -40,7 +50,10 @@ export class BackupNotSupportedError extends Error {
   }
 }
 
-export class DatabaseInUseError extends Error {
+export class DatabaseInUseError extends DomainError {
+  override readonly catalogCode = 'database_in_use';
+  override readonly seenIn = 'cli';
+
   constructor(
     readonly filename: string,
     readonly instances: readonly { id: string; hostname: string; pid: number }[],
@@ -53,7 +66,10 @@ export class DatabaseInUseError extends Error {
   }
 }
 
-export class BackupSourceMissingError extends Error {
+export class BackupSourceMissingError extends DomainError {
+  override readonly catalogCode = 'not_found';
+  override readonly seenIn = 'cli';
+
   constructor(readonly source: string) {
     super(`${source} does not exist`);
     this.name = 'BackupSourceMissingError';

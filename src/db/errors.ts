@@ -13,44 +13,6 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof candidate.message === 'string' && candidate.message.includes('UNIQUE constraint failed');
 }
 
-// Errors that say the database cannot be reached right now (not that a statement is wrong):
-// connection refused or reset, the server shutting down or starting, no connection free in
-// time, SQLite's file locked past busy_timeout or not openable. The HTTP layer answers them
-// with 503 + Retry-After; writes that must land (settles, records) retry them.
-const unavailableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up, recovering)
-  '53300', // too_many_connections
-  'SQLITE_BUSY',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-]);
-const unavailableMessages = [
-  'Connection terminated', // node-postgres: the socket closed under a query or during connect
-  'connection error and is not queryable', // node-postgres: a client whose socket broke earlier
-  'timeout exceeded when trying to connect',
-  'Timeout acquiring a connection', // knex: the pool had no connection in time
-];
-
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  const candidate = error as { code?: unknown; name?: unknown; message?: unknown; errors?: unknown; cause?: unknown } | null;
-  if (!candidate || typeof candidate !== 'object' || depth > 3) return false;
-  if (typeof candidate.code === 'string' && (unavailableCodes.has(candidate.code) || candidate.code.startsWith('08'))) return true;
-  if (candidate.name === 'KnexTimeoutError') return true;
-  if (typeof candidate.message === 'string' && unavailableMessages.some((text) => (candidate.message as string).includes(text))) return true;
-  // AggregateError of a connect to several addresses; a wrapped cause.
-  if (Array.isArray(candidate.errors) && candidate.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
-  return candidate.cause !== undefined && isDatabaseUnavailable(candidate.cause, depth + 1);
-}
-
 /** The database's URL as shown to people: a PostgreSQL password (in the URL or its query) is masked. */
 export function displayDatabaseUrl(database: Config['database']): string {
   if (database.client === 'sqlite') return `sqlite:${database.filename}`;
@@ -136,6 +98,8 @@ export function explainDatabaseFailure(error: unknown, database: Config['databas
  * or goes back as docs/deployment.md ("Roll back") says.
  */
 export class DatabaseNewerError extends InfrastructureError {
+  override readonly catalogCode = 'database_newer_than_gateway';
+
   constructor(
     shown: string,
     readonly unknownMigrations: readonly string[],

@@ -18,7 +18,7 @@ export const forbiddenScope = (scope: string) =>
 export const databaseRetryAfterSeconds = 2;
 
 /**
- * The database cannot be reached (src/db/errors.ts): a 503 the client may retry after a short
+ * The database cannot be reached (database-unavailable.ts): a 503 the client may retry after a short
  * wait — recovery needs no restart, the next request after the database is back succeeds.
  */
 export const databaseUnavailable = () =>

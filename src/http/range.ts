@@ -73,7 +73,7 @@ export async function sendContent(ctx: Context, content: Content): Promise<void>
     return;
   }
   // Opened before any header is set: a missing blob or an unreachable store is thrown from
-  // here and answered as an error (src/errors/to-gateway-error.ts), not as a cut 200.
+  // here and answered as an error (src/storage/blob-store.ts words it), not as a cut 200.
   const body = range === undefined ? await content.open() : await content.open({ start: range[0], end: range[1] });
   setContentHeaders(ctx, content);
   ctx.type = content.mediaType;

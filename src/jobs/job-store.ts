@@ -17,16 +17,24 @@ import type { KeyBudget, Ledger } from '../billing/ledger.js';
 import { unitsToSql } from '../billing/money.js';
 import { isPostgres } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 import type { Generations, GenerationType } from '../storage/generations.js';
 import { newId } from '../util/ids.js';
 import { activeStatuses, type Job, jobFromRow, type JobResult } from './job.js';
 import { enqueueWebhook } from './webhooks.js';
 
-export class IdempotencyConflictError extends Error {
+export class IdempotencyConflictError extends DomainError {
+  override readonly catalogCode = 'idempotency_key_reused';
+
   constructor(readonly key: string) {
     super(`idempotency_key "${key}" was already used with a different request body`);
     this.name = 'IdempotencyConflictError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, this.message, { param: 'idempotency_key' });
   }
 }
 

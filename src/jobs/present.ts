@@ -1,9 +1,12 @@
 // What the `jobs` commands print about a job: the public object plus the operator's view.
 import { formatRub } from '../billing/money.js';
+import { DomainError } from '../errors/domain-error.js';
 import type { Job } from './job.js';
 import { publicJobObject } from './job-object.js';
 
-export class JobNotFoundError extends Error {
+export class JobNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(id: string) {
     super(`no job "${id}"`);
     this.name = 'JobNotFoundError';
@@ -11,7 +14,9 @@ export class JobNotFoundError extends Error {
 }
 
 /** `jobs cancel` on a job that had already ended: nothing changed, and the operator is told so on stderr. */
-export class JobAlreadyEndedError extends Error {
+export class JobAlreadyEndedError extends DomainError {
+  override readonly catalogCode = 'job_already_ended';
+
   constructor(
     readonly jobId: string,
     readonly status: string,

@@ -11,7 +11,7 @@
 // and logged. A graceful stop retries what is left until its deadline; what still cannot be
 // written then is counted as dropped.
 import type { Knex } from 'knex';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable } from '../errors/database-unavailable.js';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';

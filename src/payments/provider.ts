@@ -5,6 +5,8 @@
 // Nothing here credits: an adapter only creates, reads and refunds payments at its provider
 // and says which payment a notification is about. payments.ts then reads the payment from
 // the provider's API (never from the notification's body) and credits once.
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 
 /** A payment as its provider reports it. Amounts in the currency's minor unit (kopecks, cents). */
 export interface ProviderPayment {
@@ -66,7 +68,7 @@ export class NotificationRefusedError extends Error {
  * paid, an unknown payment): definite, unlike a network failure or a 5xx, after which the same
  * request with the same idempotence key is tried again.
  */
-export class ProviderRefusedError extends Error {
+export class ProviderRefusedError extends DomainError {
   constructor(
     readonly provider: string,
     readonly status: number,
@@ -74,6 +76,15 @@ export class ProviderRefusedError extends Error {
   ) {
     super(message);
     this.name = 'ProviderRefusedError';
+  }
+
+  // Met by a route when a notification names a payment the provider does not know.
+  override get catalogCode(): 'not_found' | 'upstream_error' {
+    return this.status === 404 ? 'not_found' : 'upstream_error';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, this.status === 404 ? `${this.provider} has no such payment` : `${this.provider} refused: ${this.message}`);
   }
 }
 

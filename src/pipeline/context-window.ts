@@ -4,9 +4,13 @@
 // estimate (about 4 characters per token, the count /v1/messages/count_tokens answers), so near
 // the limit it can differ from the vendor's tokenizer either way. A model without a declared
 // window is not checked: the gateway cannot know its limit, and the upstream still refuses.
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 
-/** The request does not fit the model's context window. The HTTP layer words it as each vendor does. */
-export class ContextWindowExceededError extends Error {
+/** The request does not fit the model's context window. Worded for the client as each vendor words it. */
+export class ContextWindowExceededError extends DomainError {
+  override readonly catalogCode = 'context_length_exceeded';
+
   constructor(
     readonly contextWindow: number,
     readonly inputTokens: number,
@@ -21,6 +25,26 @@ export class ContextWindowExceededError extends Error {
         : `the input (${inputTokens} tokens) plus max_tokens (${requestedOutputTokens}) exceeds the context window of ${contextWindow} tokens`,
     );
     this.name = 'ContextWindowExceededError';
+  }
+
+  /** Worded as OpenAI and Anthropic word it: clients (and agents that compact history) parse these messages. */
+  override toGatewayError(): GatewayError {
+    const { contextWindow, inputTokens, requestedOutputTokens, inputField } = this;
+    if (requestedOutputTokens === undefined) {
+      return new GatewayError(
+        this.catalogCode,
+        `This model's maximum context length is ${contextWindow} tokens. However, your ${inputField} resulted in ${inputTokens} tokens. Please reduce the length of the ${inputField}.`,
+        { param: inputField, anthropicMessage: `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum` },
+      );
+    }
+    return new GatewayError(
+      this.catalogCode,
+      `This model's maximum context length is ${contextWindow} tokens. However, you requested ${inputTokens + requestedOutputTokens} tokens (${inputTokens} in the ${inputField}, ${requestedOutputTokens} in the completion). Please reduce the length of the ${inputField} or completion.`,
+      {
+        param: inputField,
+        anthropicMessage: `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${requestedOutputTokens} > ${contextWindow}, decrease input length or \`max_tokens\` and try again`,
+      },
+    );
   }
 }
 

@@ -5,6 +5,9 @@
 // Keys are chosen by the gateway (files.ts): "2026-11-25/blob_….mp4", nothing a client sends.
 import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { fileContentMissing, storageUnavailable } from '../errors/refusals.js';
 
 /** Inclusive byte positions, as in an HTTP Range header. */
 export interface BlobRange {
@@ -38,7 +41,9 @@ export interface BlobStore {
 }
 
 /** The blob a file row names is not in the store (removed by hand, or the store was switched without migrating). */
-export class BlobMissingError extends Error {
+export class BlobMissingError extends DomainError {
+  override readonly catalogCode = 'file_content_missing';
+
   constructor(
     readonly key: string,
     readonly store: string,
@@ -48,10 +53,16 @@ export class BlobMissingError extends Error {
     super(`the blob "${key}"${fileId === undefined ? '' : ` of file ${fileId}`} is missing from the ${store}`);
     this.name = 'BlobMissingError';
   }
+
+  override toGatewayError(): GatewayError {
+    return fileContentMissing(this.fileId);
+  }
 }
 
 /** The store did not answer, or refused us (credentials, permissions): worth retrying later, not the client's fault. */
-export class BlobStoreUnavailableError extends Error {
+export class BlobStoreUnavailableError extends DomainError {
+  override readonly catalogCode = 'storage_unavailable';
+
   constructor(
     readonly store: string,
     readonly reason: string,
@@ -59,6 +70,10 @@ export class BlobStoreUnavailableError extends Error {
   ) {
     super(`the ${store} is unavailable: ${reason}`, options);
     this.name = 'BlobStoreUnavailableError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return storageUnavailable();
   }
 }
 

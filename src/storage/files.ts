@@ -4,6 +4,8 @@
 // their bytes to the garbage collector (the runner's chore, and `gateway files gc`).
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { BlobMissingError, type BlobRange, type BlobStore, readAll } from './blob-store.js';
 import { newId } from '../util/ids.js';
 import { decodeIdCursor } from './cursor.js';
@@ -24,14 +26,22 @@ export interface StoredFile {
   readonly storageKey: string;
 }
 
-export class FileNotFoundError extends Error {
+export class FileNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly fileId: number | string) {
     super(`no file ${fileId}`);
     this.name = 'FileNotFoundError';
   }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, `No file found with id '${this.fileId}'.`);
+  }
 }
 
-export class QuotaExceededError extends Error {
+export class QuotaExceededError extends DomainError {
+  override readonly catalogCode = 'quota_exceeded';
+
   constructor(
     readonly usedBytes: number,
     readonly limitBytes: number,

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { hashSecret, isSecretOf, newSecret } from '../cabinet/secret-tokens.js';
 import { optionalNumber } from '../db/row-values.js';
+import { DomainError } from '../errors/domain-error.js';
 import { newId } from '../util/ids.js';
 
 export interface Invite {
@@ -51,7 +52,9 @@ export class InviteInvalidError extends Error {
   }
 }
 
-export class InviteNotFoundError extends Error {
+export class InviteNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly id: string) {
     super(`no invite "${id}"`);
     this.name = 'InviteNotFoundError';

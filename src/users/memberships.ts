@@ -10,6 +10,8 @@ import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { hashSecret, isSecretOf } from '../cabinet/secret-tokens.js';
 import { isPostgres } from '../db/dialect.js';
+import { DomainError } from '../errors/domain-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountMembers, MemberRole } from './account-members.js';
 import type { EmailTokens } from './email-tokens.js';
 import { normalizeEmail, userFromRow, type User, type UserLocale, type UserRow, type Users } from './users.js';
@@ -33,7 +35,9 @@ export interface PendingInvitation {
   readonly expiresAt: number;
 }
 
-export class MemberNotFoundError extends Error {
+export class MemberNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly userId: string) {
     super(`no member "${userId}" in this account`);
     this.name = 'MemberNotFoundError';
@@ -41,18 +45,30 @@ export class MemberNotFoundError extends Error {
 }
 
 /** Demoting or removing the account's only owner: an account keeps at least one. */
-export class LastOwnerError extends Error {
+export class LastOwnerError extends DomainError {
+  override readonly catalogCode = 'last_owner';
+
   constructor() {
     super('an account keeps at least one owner: make another member an owner first');
     this.name = 'LastOwnerError';
   }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, 'An account keeps at least one owner: make another member an owner first. Nothing was changed.');
+  }
 }
 
 /** The invited address (or the joining user) is a member of the account already. */
-export class AlreadyMemberError extends Error {
+export class AlreadyMemberError extends DomainError {
+  override readonly catalogCode = 'already_member';
+
   constructor(readonly who: string) {
     super(`${who} is already a member of this account`);
     this.name = 'AlreadyMemberError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, `${this.message[0]!.toUpperCase()}${this.message.slice(1)}.`);
   }
 }
 
@@ -60,10 +76,16 @@ export class AlreadyMemberError extends Error {
  * A join link followed without a session, for an address that already has a user: that person
  * logs in first and follows the link again (a link must not set the password of an existing user).
  */
-export class JoinNeedsLoginError extends Error {
+export class JoinNeedsLoginError extends DomainError {
+  override readonly catalogCode = 'join_login_required';
+
   constructor() {
     super('this address already has a user: log in first, then open the invitation link again');
     this.name = 'JoinNeedsLoginError';
+  }
+
+  override toGatewayError(): GatewayError {
+    return new GatewayError(this.catalogCode, 'This address already has a user: log in first, then open the invitation link again. The link is still valid.');
   }
 }
 

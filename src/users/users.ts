@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import { optionalNumber } from '../db/row-values.js';
+import { DomainError } from '../errors/domain-error.js';
 import { newId } from '../util/ids.js';
 
 export type UserLocale = 'ru' | 'en';
@@ -54,7 +55,9 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export class UserNotFoundError extends Error {
+export class UserNotFoundError extends DomainError {
+  override readonly catalogCode = 'not_found';
+
   constructor(readonly reference: string) {
     super(`no user "${reference}"`);
     this.name = 'UserNotFoundError';

@@ -2,7 +2,13 @@
 // reached, is not migrated or has no directory — rather than of the gateway itself. Its message
 // is one line that names the setting or the command that fixes it; commands print it without a
 // stack, because a stack would only bury that line.
-export class InfrastructureError extends Error {
+import type { ErrorCode } from '../errors/catalog.js';
+import { DomainError } from '../errors/domain-error.js';
+
+export class InfrastructureError extends DomainError {
+  override readonly catalogCode: ErrorCode = 'infrastructure_unavailable';
+  override readonly seenIn = 'cli';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'InfrastructureError';

@@ -66,11 +66,18 @@ testOnBackends('the refusals of /v1 a client reads name no CLI command; each say
   t.is(refusals[3]!.message, `This API key expired at ${new Date(clock.now()).toISOString()}. Give it a later expiry on the API keys page of the cabinet, or use another key.`);
 });
 
-/** Where the answers of /v1 and /cabinet/api are worded: the key and money checks, the pipeline, the routes and middleware that serve them. */
+/**
+ * Where the answers of /v1 and /cabinet/api are worded: the key and money checks, the pipeline,
+ * the domain errors that word their own refusal (src/errors/domain-error.ts), the routes and
+ * middleware that serve them.
+ */
 const customerFacing = [
   /^src\/(auth|pipeline|dialects|cabinet|cabinet-api|jobs|media-files|catalog|validation|users|codes)\//,
   /^src\/billing\/(?!reconcile)/,
-  /^src\/errors\/(refusals|to-gateway-error|gateway-error)\.ts$/,
+  /^src\/errors\/(refusals|to-gateway-error|gateway-error|domain-error)\.ts$/,
+  /^src\/storage\/(files|blob-store)\.ts$/,
+  /^src\/util\/invalid-cursor-error\.ts$/,
+  /^src\/payments\/provider\.ts$/,
   /^src\/http\/(routes|middleware)\/(?!admin-)/,
 ];
 /** Login, rewritten by the sign-up and login part of issue 31: left to it. */

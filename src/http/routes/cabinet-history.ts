@@ -45,6 +45,6 @@ export const cabinetHistory: Handler = async (ctx, services) => {
     ctx.body = body;
     return;
   }
-  // A cursor it did not hand out is a 422 on `cursor` (InvalidCursorError, src/errors/to-gateway-error.ts).
+  // A cursor it did not hand out is a 422 on `cursor` (src/util/invalid-cursor-error.ts).
   ctx.body = await readCabinetHistory(services.db, accountId, filter, { limit: query.limit, cursor: query.cursor });
 };

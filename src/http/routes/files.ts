@@ -25,7 +25,7 @@ export function listPage(data: unknown[], nextCursor: number | null): Record<str
 
 /**
  * Runs a read of the page the query asks for. A cursor that is no integer is a 422 on the
- * parameter that carried it (src/errors/to-gateway-error.ts): `cursor`, or its alias `after`.
+ * parameter that carried it (src/util/invalid-cursor-error.ts): `cursor`, or its alias `after`.
  */
 export async function withCursor<T>(query: { cursor?: string; after?: string }, read: (cursor: string | undefined) => Promise<T>): Promise<T> {
   if (query.cursor !== undefined || query.after === undefined) return read(query.cursor);
@@ -91,6 +91,6 @@ export const fileContent: Handler = async (ctx, services) => {
 
 export const keepFile: Handler = async (ctx, services) => {
   const file = await ownFile(ctx, services);
-  // Over the quota is a 409, gone meanwhile a 404 (QuotaExceededError, FileNotFoundError: src/errors/to-gateway-error.ts).
+  // Over the quota is a 409, gone meanwhile a 404 (QuotaExceededError, FileNotFoundError: src/storage/files.ts).
   ctx.body = publicFile(await services.files.keep(file.accountId, file.id, services.config.storage.permanentQuotaBytes));
 };

@@ -11,6 +11,6 @@ const historyQuery = z.object({
 
 export const listHistory: Handler = async (ctx, services) => {
   const query = validate(historyQuery, ctx.query, 'query');
-  // A cursor it did not hand out is a 422 on `cursor` (InvalidCursorError, src/errors/to-gateway-error.ts).
+  // A cursor it did not hand out is a 422 on `cursor` (src/util/invalid-cursor-error.ts).
   ctx.body = await readHistory(services.db, ctx.state.apiKey!.accountId, query);
 };

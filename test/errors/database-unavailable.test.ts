@@ -1,7 +1,7 @@
 // Which database errors mean "unreachable now" (503 + Retry-After, retried writes) and which
 // mean the statement itself is wrong (a 500, not retried as an outage).
 import test from 'ava';
-import { isDatabaseUnavailable } from '../../src/db/errors.js';
+import { isDatabaseUnavailable } from '../../src/errors/database-unavailable.js';
 import { toGatewayError } from '../../src/errors/to-gateway-error.js';
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
