@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { formatRub } from '../src/billing/money.js';
+import { formatRub } from '../src/util/money.js';
 import {
   describeDifference,
   differencesExitCode,

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
 import { Corrections } from '../../src/billing/corrections.js';
-import { parseRub } from '../../src/billing/money.js';
+import { parseRub } from '../../src/util/money.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 import { presentCredit } from '../../src/cli/present.js';
 

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
 import { parseExpires } from '../../src/auth/key-policy.js';
-import { parseRub } from '../../src/billing/money.js';
+import { parseRub } from '../../src/util/money.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 import { codesCsv, presentCreatedBatch } from '../../src/cli/present-codes.js';
 import { maxCodesPerBatch, maxNoteLength, maxUsesPerCode } from '../../src/codes/create-batch.js';

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { keyBudget, periodEnd } from '../../src/auth/key-policy.js';
-import { formatRub, unitsFromSql } from '../../src/billing/money.js';
+import { formatRub, unitsFromSql } from '../../src/util/money.js';
 import { GatewayCommand, isoTime } from '../../src/cli/base-command.js';
 import { keyStatus, presentKey } from '../../src/cli/present.js';
 

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
-import { parseRub } from '../../src/billing/money.js';
+import { parseRub } from '../../src/util/money.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 import { openCommandPayments } from '../../src/cli/command-payments.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AccountNotFoundError } from '../billing/errors.js';
-import { unitsFromSql } from '../billing/money.js';
+import { unitsFromSql } from '../util/money.js';
 import { DomainError } from '../errors/domain-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../util/ids.js';

@@ -6,7 +6,7 @@
 // while rows are added). A failed request shows the error it was answered with and, when an
 // upstream failed, the upstream's status (migrations/20261126010000_request_log_failures.ts).
 import type { Knex } from 'knex';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import type { RequestSource } from '../observability/request-source.js';
 
 /** What the status filter takes: a code (502), a class (5xx), error, failed or ok. */

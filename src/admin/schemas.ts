@@ -8,7 +8,7 @@ import { auditActions } from '../audit/audit-log.js';
 import { budgetPeriods, maxRequestsInFlight, maxTokensPerMinute } from '../auth/key-policy.js';
 import { allScopes } from '../auth/scopes.js';
 import { usageGroupings } from '../billing/usage-report.js';
-import { parseRub } from '../billing/money.js';
+import { parseRub } from '../util/money.js';
 import { requestSources } from '../observability/request-source.js';
 import { requestStatusHint, requestStatusPattern } from './request-log.js';
 

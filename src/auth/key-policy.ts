@@ -4,7 +4,7 @@
 // the key object the request already has (looked up, or from the cache): a key with none of
 // them set costs nothing more. The budget itself is enforced by the hold (ledger.ts).
 import type { BlockList } from 'node:net';
-import { formatRub, parseRub } from '../billing/money.js';
+import { formatRub, parseRub } from '../util/money.js';
 import { DomainError } from '../errors/domain-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { blockListOf, isAddressOrBlock, listed } from '../util/ip-list.js';

@@ -17,7 +17,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { InsufficientBalanceError } from './errors.js';
 import type { Ledger } from './ledger.js';
-import { formatRub, unitsFromSql } from './money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 
 export class AdjustmentRefusedError extends DomainError {
   override readonly catalogCode = 'adjustment_refused';

@@ -2,7 +2,7 @@
 import { DomainError } from '../errors/domain-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { invalidKey } from '../errors/refusals.js';
-import { formatRub } from './money.js';
+import { formatRub } from '../util/money.js';
 
 export class InsufficientBalanceError extends DomainError {
   override readonly catalogCode = 'insufficient_balance';

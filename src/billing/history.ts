@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../util/invalid-cursor-error.js';
 import type { HistoryItem, HistoryPage } from './history-item.js';
-import { formatRub, unitsFromSql } from './money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 
 export type { HistoryItem, HistoryPage } from './history-item.js';
 

@@ -1,7 +1,7 @@
 // Prices of the asynchronous media jobs, exact. The quote endpoints (/videos/price,
 // /audio/music/price) and the holds of the create endpoints call these same functions.
 import type { Pricing } from '../config/schema.js';
-import { UNITS_PER_RUB } from './money.js';
+import { UNITS_PER_RUB } from '../util/money.js';
 import { parseDecimal, priceInUnits } from './pricing.js';
 
 export interface VideoPriceOptions {

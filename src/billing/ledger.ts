@@ -15,7 +15,7 @@ import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type Companion, type HotStatement, type HotStatements } from '../db/hot-statements.js';
 import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageOfCharge, type UsageOfCharge } from './hold-statements.js';
-import { unitsFromSql, unitsToSql } from './money.js';
+import { unitsFromSql, unitsToSql } from '../util/money.js';
 
 export const creditKinds = ['topup', 'bonus', 'referral', 'refund', 'adjustment'] as const;
 export type CreditKind = (typeof creditKinds)[number];

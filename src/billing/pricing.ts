@@ -1,7 +1,7 @@
 // Exact pricing: decimal price strings in, integer units out, rounded UP once per charge.
 // Every quote endpoint and every charge goes through priceInUnits, so a quote is always
 // exactly what the same request would be charged.
-import { UNITS_PER_RUB } from './money.js';
+import { UNITS_PER_RUB } from '../util/money.js';
 
 /** One priced quantity: `quantity` of something at `price` RUB per `per` of it. */
 export interface PriceLine {

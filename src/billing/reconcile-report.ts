@@ -10,7 +10,7 @@ import { usageApiFor, vendorOf } from '../vendors/registry.js';
 import { readReportedUsage } from '../vendors/shared/usage-transport.js';
 import { createUpstreams } from '../vendors/upstreams.js';
 import type { ReportedUsage, UsageCategory } from '../vendors/usage-types.js';
-import { formatRub } from './money.js';
+import { formatRub } from '../util/money.js';
 import { differencesOf, recordedUsage, unrecordedCharges, type Difference, type RecordedUsage, type UnrecordedCharges } from './reconcile.js';
 
 /** Exit status of `gateway reconcile` when something differs (1 is an error, 2 a usage error). */

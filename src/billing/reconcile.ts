@@ -19,7 +19,7 @@ import { usageCategoryOf, type ReportedUsage, type UsageCategory } from '../vend
 import { chargeForUsage, tokenPrices } from './chat-pricing.js';
 import { generationPriceUnits } from './job-pricing.js';
 import { imagesPriceUnits, inputTokensPriceUnits, speechPriceUnits } from './media-pricing.js';
-import { unitsFromSql } from './money.js';
+import { unitsFromSql } from '../util/money.js';
 import { priceInUnits } from './pricing.js';
 import { drainUsageOutbox } from './usage-outbox.js';
 

@@ -10,7 +10,7 @@
 // charged nothing (free models, failures) add their requests and tokens by their own time.
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
-import { formatRub } from './money.js';
+import { formatRub } from '../util/money.js';
 import { drainUsageOutbox } from './usage-outbox.js';
 
 export const usageGroupings = ['model', 'key', 'account', 'day'] as const;

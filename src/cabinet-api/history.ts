@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { creditKinds, type TransactionKind } from '../billing/ledger.js';
 import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type TransactionRow } from '../billing/history.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import { csvLine } from '../billing/usage-report.js';
 import { drainUsageOutbox } from '../billing/usage-outbox.js';
 import type { CabinetHistoryItem, CabinetHistoryPage } from './answers.js';

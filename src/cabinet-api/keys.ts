@@ -2,7 +2,7 @@
 // and revoke): never the secret (only create's answer carries it, once), times as Unix seconds
 // like every created_at of the HTTP API, the budget as an exact RUB string.
 import type { ApiKey } from '../auth/api-keys.js';
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 

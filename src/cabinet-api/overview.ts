@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import { drainUsageOutbox } from '../billing/usage-outbox.js';
 import type { Overview } from './answers.js';
 

@@ -1,6 +1,6 @@
 // How batches, codes and redemptions look in the CLI's and the HTTP API's JSON (the shapes of
 // src/codes/code-answers.ts). A code itself appears only in the answer that creates its batch.
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import type { CodeBatchAnswer, CodeBatchDetailAnswer, CodeRedemptionAnswer, CreatedCodeBatchAnswer, RedemptionCodeAnswer } from '../codes/code-answers.js';
 import type { CodeBatch, RedemptionCode } from '../codes/code-rows.js';
 import type { Redemption } from '../codes/redeem-code.js';

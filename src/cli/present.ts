@@ -4,7 +4,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ApiKey } from '../auth/api-keys.js';
 import type { CorrectionResult, RefundResult } from '../billing/corrections.js';
 import type { BalanceSummary } from '../billing/ledger.js';
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import type { Membership } from '../users/account-members.js';
 import type { User } from '../users/users.js';
 import { isoTime } from '../util/iso-time.js';

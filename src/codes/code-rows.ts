@@ -1,7 +1,7 @@
 // A batch of redemption codes and one code of it as the program holds them, read from their
 // rows (migration 20261128310000). Neither ever holds a code itself: only its hint.
 import { optionalNumber } from '../db/row-values.js';
-import { unitsFromSql } from '../billing/money.js';
+import { unitsFromSql } from '../util/money.js';
 
 export interface CodeBatch {
   readonly id: string;

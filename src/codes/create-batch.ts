@@ -3,7 +3,7 @@
 // exist in full only in what this returns: the caller prints them once.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
-import { formatRub, unitsToSql } from '../billing/money.js';
+import { formatRub, unitsToSql } from '../util/money.js';
 import { newId } from '../util/ids.js';
 import { codeHint, hashCode, newCode, normalizeCode } from './code-format.js';
 import { batchFromRow, type CodeBatch, type CodeBatchRow } from './code-rows.js';

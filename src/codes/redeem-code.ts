@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { optionalNumber } from '../db/row-values.js';
 import { codeSource } from '../payments/credit-sources.js';

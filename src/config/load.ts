@@ -10,7 +10,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
-import { parseRub } from '../billing/money.js';
+import { parseRub } from '../util/money.js';
 
 /** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
 export const installRoot = findInstallRoot(path.dirname(fileURLToPath(import.meta.url)));

@@ -1,7 +1,7 @@
 // The public JSON of a job: the OpenAI video object (GET /v1/videos/{id}) for videos and
 // video upscales, a music object of the same spirit for /v1/audio/music, both with
 // `charged_rub`. Built from the job row alone, so webhooks and GETs show the same thing.
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import type { Job } from './job.js';
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));

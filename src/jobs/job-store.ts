@@ -14,7 +14,7 @@ import { writeAudit, type AuditEntry } from '../audit/audit-log.js';
 import { HoldClosedError } from '../billing/errors.js';
 import type { UsageOfCharge } from '../billing/hold-statements.js';
 import type { KeyBudget, Ledger } from '../billing/ledger.js';
-import { unitsToSql } from '../billing/money.js';
+import { unitsToSql } from '../util/money.js';
 import { isPostgres } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { DomainError } from '../errors/domain-error.js';

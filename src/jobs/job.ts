@@ -1,5 +1,5 @@
 // A job as the code sees it (the `jobs` row, typed), and its mapping from the row.
-import { unitsFromSql } from '../billing/money.js';
+import { unitsFromSql } from '../util/money.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 
 export const terminalStatuses: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];

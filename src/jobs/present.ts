@@ -1,5 +1,5 @@
 // What the `jobs` commands print about a job: the public object plus the operator's view.
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { Job } from './job.js';
 import { publicJobObject } from './job-object.js';

@@ -7,7 +7,7 @@
 // upstream call) goes through the methods below into plain-metrics.ts series, which cost an
 // addition per count; the rest are prom-client's own, counted on rarer paths.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { UNITS_PER_RUB } from '../billing/money.js';
+import { UNITS_PER_RUB } from '../util/money.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
 

@@ -13,7 +13,7 @@ import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { OtlpConfig } from '../config/load.js';
 import type { ChatRequest, ChatResult, Usage } from '../model/chat.js';

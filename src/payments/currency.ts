@@ -1,7 +1,7 @@
 // Converting between RUB (units of 0.0001) and a provider's currency (its minor unit: kopecks,
 // cents), exactly. A payment in another currency is credited at the configured rate, rounded
 // down once to a unit (issue 32): the customer is never credited more than they paid for.
-import { UNITS_PER_RUB } from '../billing/money.js';
+import { UNITS_PER_RUB } from '../util/money.js';
 
 /** Currencies without a minor unit, as Stripe lists them: amounts are whole units. */
 const zeroDecimalCurrencies = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);

@@ -4,7 +4,7 @@
 // (GET/PUT /cabinet/api/low-balance), audited as low_balance.update.
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import { checkWebhookUrl, type AddressPolicy } from '../jobs/address-guard.js';
 import { invalid } from '../validation/zod-details.js';
 

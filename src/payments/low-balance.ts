@@ -16,7 +16,7 @@
 // An account starts disarmed: one that was never seen at or above its threshold (a new sign-up
 // with nothing on it) gets no notice. A disabled account is not notified (it stays armed).
 import type { Knex } from 'knex';
-import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
+import { formatRub, unitsFromSql, unitsToSql } from '../util/money.js';
 import type { Mailer } from '../email/mailer.js';
 import { lowBalanceEmail } from '../email/templates/low-balance.js';
 import { enqueueWebhook } from '../jobs/webhooks.js';

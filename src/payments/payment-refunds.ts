@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import { isPostgres } from '../db/dialect.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';

@@ -15,7 +15,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import type { PaymentsConfig } from '../config/load.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { GatewayError } from '../errors/gateway-error.js';

@@ -2,7 +2,7 @@
 // and the operator's (the admin API and `gateway payments ls/show --json`), which is the
 // cabinet's plus the account, the receipt's email and the refunds. One place, so the customer
 // and the operator read the same fields with the same meaning.
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import { isoTime } from '../util/iso-time.js';
 import { formatMinor } from './currency.js';
 import type { PaymentRefund } from './payment-refunds.js';

@@ -6,7 +6,7 @@
 // in it, or clocks that differ at its edges) is fetched from the provider by its id, so every
 // payment is compared whole, once.
 import type { Knex } from 'knex';
-import { unitsFromSql } from '../billing/money.js';
+import { unitsFromSql } from '../util/money.js';
 import { paymentSource } from './credit-sources.js';
 import { ProviderRefusedError, type PaymentProvider, type ProviderPayment } from './provider.js';
 import { comparePayments, unreadableProvider, type LedgerCredit, type LedgerPayment, type LedgerRefund, type PaymentDifference } from './reconcile-payments.js';

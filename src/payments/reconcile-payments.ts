@@ -17,7 +17,7 @@
 //   made by another one on the same shop).
 // - pending_but_final: our row is pending, the provider says cancelled (the sweeper closes it).
 // - provider_unreadable: the provider's payments could not be read; nothing was compared.
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import { creditUnitsOf, formatMinor } from './currency.js';
 import type { PaymentStatus } from './payments.js';
 import type { ProviderPayment } from './provider.js';

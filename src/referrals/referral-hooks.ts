@@ -18,7 +18,7 @@
 import type { Knex } from 'knex';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub, unitsFromSql } from '../billing/money.js';
+import { formatRub, unitsFromSql } from '../util/money.js';
 import type { ReferralConfig } from '../config/load.js';
 import { isPostgres } from '../db/dialect.js';
 import type { Logger } from '../observability/logger.js';

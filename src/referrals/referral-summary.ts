@@ -1,7 +1,7 @@
 // What the cabinet's referral page shows of an account (GET /cabinet/api/referral): its code and
 // link, how many accounts signed up through it, and the referral income so far.
 import type { Knex } from 'knex';
-import { unitsFromSql } from '../billing/money.js';
+import { unitsFromSql } from '../util/money.js';
 import { referralCodeOf } from './referral-codes.js';
 
 export interface ReferralSummary {

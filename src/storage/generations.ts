@@ -3,7 +3,7 @@
 // entries 1, 2, 3…: the public id. Synchronous images are recorded completed; async jobs are
 // recorded queued at submit and updated in their terminal transaction.
 import type { Knex } from 'knex';
-import { formatRub, unitsFromSql, unitsToSql } from '../billing/money.js';
+import { formatRub, unitsFromSql, unitsToSql } from '../util/money.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { decodeIdCursor } from './cursor.js';
 

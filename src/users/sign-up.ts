@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Account, Accounts } from '../accounts/accounts.js';
 import { writeAudit } from '../audit/audit-log.js';
 import type { Ledger } from '../billing/ledger.js';
-import { formatRub } from '../billing/money.js';
+import { formatRub } from '../util/money.js';
 import type { ReferralConfig } from '../config/load.js';
 import { signupBonusSource } from '../payments/credit-sources.js';
 import { bindReferrer, type ReferralBinding } from '../referrals/referral-binding.js';

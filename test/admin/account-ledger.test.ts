@@ -5,7 +5,7 @@
 // refused the second time (409), for another account's charge or a row that is no charge (404),
 // for a body naming neither or both (422); eight concurrent refunds of one charge credit it once;
 // balance == sum(ledger) after all of it.
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { readAudit } from '../../src/audit/audit-log.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { createAdminToken } from '../helpers/cabinet.js';

@@ -4,7 +4,7 @@
 // and cancelled (hold released, audited), and the system's state.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { installRoot } from '../../src/config/load.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { createAdminToken } from '../helpers/cabinet.js';

@@ -11,7 +11,7 @@
 // its elements are `any` here.)
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { eventually } from '../helpers/eventually.js';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';
 

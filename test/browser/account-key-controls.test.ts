@@ -6,7 +6,7 @@
 // the page's change dialog holds from the next call. axe finds no serious violation on the keys
 // page and in the dialog, at desktop width and at 390 px; no console error.
 import OpenAI from 'openai';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';
 
 const refusal = (promise: Promise<unknown>) =>

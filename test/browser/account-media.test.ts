@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { APIRequestContext, Page } from 'playwright-core';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { formatBytes } from '../../web/src/format.js';
 import { eventually } from '../helpers/eventually.js';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';

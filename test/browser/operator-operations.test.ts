@@ -16,7 +16,7 @@
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { auditActions } from '../../src/audit/audit-log.js';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { assertLedgerInvariants } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';

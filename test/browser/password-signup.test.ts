@@ -9,7 +9,7 @@
 // (Code passed to page.evaluate runs in the page; the tests' TypeScript has no DOM types.)
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { linkIn, startSmtpServer } from '../helpers/smtp.js';
 import { openPage, seriousViolations, startCabinetGateway, testInBrowser } from './browser.js';
 

@@ -4,7 +4,7 @@
 // total per account, the code's uses count down exactly, one redemption row, one ledger row and
 // one audit row per credit, and balance == sum(ledger) after all of it.
 import type { ExecutionContext } from 'ava';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { codeSource } from '../../src/payments/credit-sources.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';

@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { createTestDatabase, type TestDatabase } from '../helpers/backends.js';
 import { startChatGateway, testPrices } from '../helpers/chat-gateway.js';
 import { startGateway } from '../helpers/gateway.js';
-import { formatRub } from '../../src/billing/money.js';
+import { formatRub } from '../../src/util/money.js';
 import { noopTracer } from '../../src/observability/tracer.js';
 
 interface ReceivedSpan {

@@ -2,7 +2,7 @@
 // low-balance threshold (src/payments/low-balance.ts; docs/payments.md, "Low balance"), in the
 // owner's language. Sent once per fall: the next one only after the money was back at or above
 // the threshold.
-import { formatRub } from '../../billing/money.js';
+import { formatRub } from '../../util/money.js';
 import type { UserLocale } from '../../users/users.js';
 import type { RenderedEmail } from './email-template.js';
 

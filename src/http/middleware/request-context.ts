@@ -3,7 +3,7 @@
 // (src/errors/to-gateway-error.ts) and are encoded here in the shape the route table gives
 // the route (src/http/error-shape.ts), so no route writes an error body itself.
 import type { Next } from 'koa';
-import { unitsToSql } from '../../billing/money.js';
+import { unitsToSql } from '../../util/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ApiKey } from '../../auth/api-keys.js';

@@ -4,7 +4,7 @@
 //   (owners only; both fields required, null clears; the URL is checked as a job's webhook_url)
 import { z } from 'zod';
 import type { LowBalanceAnswer } from '../../cabinet-api/answers.js';
-import { formatRub, parseRub } from '../../billing/money.js';
+import { formatRub, parseRub } from '../../util/money.js';
 import { readLowBalanceSettings, updateLowBalanceSettings } from '../../payments/low-balance-settings.js';
 import type { ServerServices } from '../../services.js';
 import { validate } from '../../validation/zod-details.js';

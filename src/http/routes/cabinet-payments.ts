@@ -2,7 +2,7 @@
 // starting one (the browser then goes to the provider's page) and reading one on return (asked
 // of the provider, so the page shows its real state even before the notification arrived).
 import { z } from 'zod';
-import { formatRub, parseRub } from '../../billing/money.js';
+import { formatRub, parseRub } from '../../util/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { presentPayment } from '../../payments/present-payment.js';
 import type { ServerServices } from '../../services.js';

@@ -1,7 +1,7 @@
 // GET /cabinet/api/referral: the account's referral link and income (docs/payments.md,
 // "Referrals"). Any member may read it; the code is made on the first read.
 import type { ReferralAnswer } from '../../cabinet-api/answers.js';
-import { formatRub } from '../../billing/money.js';
+import { formatRub } from '../../util/money.js';
 import { formatPercent } from '../../referrals/referral-hooks.js';
 import { referralLink, referralSummary } from '../../referrals/referral-summary.js';
 import type { Handler } from '../state.js';

@@ -2,7 +2,7 @@
 // transcriptions): `{object, model, …what was priced, price_rub, price_usd}` — the quote in
 // rubles as the charge would be, and in dollars at the configured rate — with the model named
 // for the request log. One place, so the six answers cannot drift apart.
-import { formatRub } from '../../billing/money.js';
+import { formatRub } from '../../util/money.js';
 import { convertDecimal } from '../../billing/pricing.js';
 import type { ServerServices } from '../../services.js';
 import type { Context } from '../state.js';

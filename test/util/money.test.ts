@@ -1,5 +1,5 @@
 import test from 'ava';
-import { MoneyFormatError, formatRub, parseRub, unitsToSql } from '../../src/billing/money.js';
+import { MoneyFormatError, formatRub, parseRub, unitsToSql } from '../../src/util/money.js';
 
 const parses: [string, bigint][] = [
   ['0', 0n],
