@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 import { hotStatements, type HotStatement } from '../db/hot-statements.js';
 import { optionalNumber } from '../db/row-values.js';
 import { writeAudit } from '../audit/audit-log.js';
-import { AccountDisabledError, KeyChangedError, KeyNotLiveError } from '../billing/errors.js';
+import { AccountDisabledError, KeyChangedError, KeyNotLiveError } from './key-errors.js';
 import { formatRub, unitsFromSql, unitsToSql } from '../util/money.js';
 import { DomainError } from '../errors/domain-error.js';
 import { newId } from '../util/ids.js';

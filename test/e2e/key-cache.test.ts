@@ -4,7 +4,7 @@
 // upstream; a free model (no hold) checks the key on its own.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { KeyNotLiveError } from '../../src/billing/errors.js';
+import { KeyNotLiveError } from '../../src/auth/key-errors.js';
 import { countRun, testOnBackends } from '../helpers/backends.js';
 import { startChatGateway } from '../helpers/chat-gateway.js';
 import { cliEnv, runCliJson } from '../helpers/cli.js';

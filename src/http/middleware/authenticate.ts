@@ -1,7 +1,7 @@
 // API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x) or
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python).
 import type { Next } from 'koa';
-import { AccountDisabledError, KeyNotLiveError } from '../../billing/errors.js';
+import { AccountDisabledError, KeyNotLiveError } from '../../auth/key-errors.js';
 import { assertKeyUsable, KeyBudgetExceededError } from '../../auth/key-policy.js';
 import type { ServerServices } from '../../services.js';
 import { invalidKey, unauthorized } from '../../errors/refusals.js';

@@ -5,7 +5,7 @@
 import type { Next } from 'koa';
 import { assertScope } from '../../auth/assert-scope.js';
 import { assertKeyUsable } from '../../auth/key-policy.js';
-import { KeyNotLiveError } from '../../billing/errors.js';
+import { KeyNotLiveError } from '../../auth/key-errors.js';
 import { invalidKey } from '../../errors/refusals.js';
 import type { ServerServices } from '../../services.js';
 import type { Scope } from '../../auth/scopes.js';
