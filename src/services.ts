@@ -23,7 +23,7 @@ import { tightenDataPermissions } from './db/private-files.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { readBacklog } from './observability/backlog.js';
-import { UpstreamObserver } from './observability/upstream.js';
+import { UpstreamObserver } from './pipeline/upstream-observer.js';
 import { openTracer, type Tracer } from './observability/tracer.js';
 import type { Upstream } from './vendors/shared/http-transport.js';
 import { createUpstreams, needsSimulator } from './vendors/upstreams.js';

@@ -21,7 +21,7 @@ import { inputMessages, outputMessages, systemInstructions } from './gen-ai-cont
 import type { Logger } from './logger.js';
 import type { AnsweredRequest, RequestTrace, StepSpan, Tracer, TracedProvider, UpstreamAnswer, UpstreamSpan } from './tracer.js';
 import { noopRequestTrace } from './tracer.js';
-import { upstreamStatusOf } from './upstream.js';
+import { upstreamStatusOf } from './upstream-status.js';
 
 const propagator = new W3CTraceContextPropagator();
 

@@ -7,7 +7,7 @@ import type { Config } from '../config/load.js';
 import type { JobStore } from '../jobs/job-store.js';
 import type { Job } from '../jobs/job.js';
 import type { Logger } from '../observability/logger.js';
-import type { UpstreamObserver } from '../observability/upstream.js';
+import type { UpstreamObserver } from './upstream-observer.js';
 import type { Upstream } from '../vendors/shared/http-transport.js';
 import { jobAdapterFor } from '../vendors/registry.js';
 import type { JobAdapter, JobOperations } from '../vendors/job-types.js';

@@ -2,7 +2,7 @@
 // the request itself is a 400 with its message; its credentials or availability problems are
 // 502, a timeout 504, with x-should-retry saying honestly whether trying again can help.
 import { GatewayError } from '../errors/gateway-error.js';
-import { upstreamStatusOf } from '../observability/upstream.js';
+import { upstreamStatusOf } from '../observability/upstream-status.js';
 import { UpstreamError } from '../vendors/types.js';
 
 /** The longest upstream message passed on to a client. */

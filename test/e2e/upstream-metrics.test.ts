@@ -13,7 +13,7 @@ import { testClock } from '../helpers/clock.js';
 import { capturedLogger, startGateway } from '../helpers/gateway.js';
 import { api, fastJobsConfig } from '../helpers/jobs.js';
 import { eventually } from '../helpers/eventually.js';
-import { redactSecrets } from '../../src/observability/upstream.js';
+import { redactSecrets } from '../../src/pipeline/upstream-observer.js';
 import { startSimulator } from '../../src/sim/server.js';
 
 const chatModel = (id: string, extra: Record<string, unknown>) => ({ id, name: id, type: 'text', pricing: testPrices, capabilities: { max_output_tokens: 4096 }, ...extra });

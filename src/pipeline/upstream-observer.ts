@@ -2,15 +2,18 @@
 // (chat, media, job submit/poll/download) with provider, route, model, upstream status, the
 // vendor's message (shortened, secrets redacted), attempt and the fallback taken; and the
 // upstream metrics (latency, time to first token, errors by status); and the recent health of
-// each route for the admin API (route-health.ts, this process's own). The label sets of the hot
-// metrics and the routes' keys are made once and reused, so a request adds no allocation.
+// each route for the admin API (src/observability/route-health.ts, this process's own). It is
+// told each attempt of the fallback loop (route-fallback.ts), so it lives beside it. The label
+// sets of the hot metrics and the routes' keys are made once and reused, so a request adds no
+// allocation.
 import type { Route } from '../catalog/catalog.js';
-import { routeKey, type RouteAttempt } from '../pipeline/route-fallback.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { HistogramSeries } from '../observability/plain-metrics.js';
+import { RouteHealth } from '../observability/route-health.js';
+import { upstreamStatusOf } from '../observability/upstream-status.js';
 import { UpstreamError } from '../vendors/types.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { HistogramSeries } from './plain-metrics.js';
-import { RouteHealth } from './route-health.js';
+import { routeKey, type RouteAttempt } from './route-fallback.js';
 
 /** The vendor's message is cut to this many characters in the log line. */
 export const maxLoggedMessageLength = 300;
@@ -36,18 +39,6 @@ export function redactSecrets(text: string, secrets: readonly string[], maxLengt
     );
   }
   return result.length > maxLength ? `${result.slice(0, maxLength)}…` : result;
-}
-
-/**
- * The status label of a failure: the upstream's HTTP status, or `timeout`, `connect_error`,
- * `stream_error` (an error event or a cut inside a 200 stream), `error` (anything else).
- */
-export function upstreamStatusOf(error: unknown): string {
-  if (!(error instanceof UpstreamError)) return 'error';
-  if (error.upstreamType === 'timeout') return 'timeout';
-  if (error.upstreamType === 'connection_error' || error.upstreamType === 'connection_refused') return 'connect_error';
-  if (error.status === 0) return 'stream_error';
-  return String(error.status);
 }
 
 export interface UpstreamFailure {
