@@ -76,7 +76,7 @@ export interface ServerServices extends Services {
   /** The shared Redis connection when cache.url is redis:// (readiness checks it). */
   readonly redis: RedisConnection | undefined;
   readonly metrics: Metrics;
-  /** Upstream failures logged (secrets redacted) and counted, upstream latency observed (observability/upstream.ts). */
+  /** Upstream failures logged (secrets redacted) and counted, upstream latency observed (pipeline/upstream-observer.ts). */
   readonly upstreamObserver: UpstreamObserver;
   readonly requestLog: BatchedInserter<RequestLogEntry>;
   readonly usageRecords: UsageRecords;

@@ -18,7 +18,7 @@ import { jobKinds } from './job-kinds.js';
 export interface JobStepServices {
   readonly config: Config;
   readonly logger: Logger;
-  /** Upstream failures logged and counted (observability/upstream.ts). */
+  /** Upstream failures logged and counted (upstream-observer.ts). */
   readonly upstreamObserver: UpstreamObserver;
   readonly catalog: Catalog;
   readonly upstreams: Map<string, Upstream>;

@@ -61,7 +61,7 @@ export async function tryRoutes<Result>(
   mayTryNext: (error: unknown) => boolean,
   /** The process's clock (services.now), which a pause is measured on. */
   now: () => number = Date.now,
-  /** Told of every call made (for the upstream log line and metrics, observability/upstream.ts). */
+  /** Told of every call made (for the upstream log line and metrics, upstream-observer.ts). */
   report?: (outcome: RouteAttempt) => void,
   /** The request's trace: each try is a child span of it. */
   trace: RequestTrace = noopRequestTrace,
