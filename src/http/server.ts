@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopFlushDeadlineMs, type ServerServices } from '../services.js';
 import { listenFailure } from '../util/listen-failure.js';
-import { createJobRunner } from '../jobs/runner.js';
+import { createJobRunner } from '../pipeline/job-runner.js';
 import { sweepCabinet } from '../process/cabinet-sweep.js';
 import { missingLoginSecrets } from '../users/login-secrets.js';
 import { missingPaymentSecrets } from '../payments/open-payments.js';

@@ -1,6 +1,6 @@
 // What every step of an async job works with: the services it needs, the runner it runs for
 // (the lease owner every write compares against) and the lease its heartbeat keeps alive
-// (jobs/runner.ts). Also the pieces the steps share: the backoff, the step's deadline, and
+// (job-runner.ts). Also the pieces the steps share: the backoff, the step's deadline, and
 // finding the vendor operations of a job's provider.
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/load.js';

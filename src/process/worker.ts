@@ -3,7 +3,7 @@
 // that died) and releases expired holds, so a worker-only host recovers crashed requests too;
 // with them it removes ended cabinet login links and sessions, sweeps pending payments and checks
 // for low balances.
-import { createJobRunner } from '../jobs/runner.js';
+import { createJobRunner } from '../pipeline/job-runner.js';
 import { sweepCabinet } from './cabinet-sweep.js';
 import { sweepPayments } from './payment-sweep.js';
 import { startLowBalanceChecks } from './low-balance-sweep.js';

@@ -2,7 +2,7 @@
 // another model is 403 model_not_allowed before anything is held or sent upstream; an allowed
 // one is served and charged as usual. A job accepted before its key's models were narrowed still
 // runs: the allowlist is checked when a job is submitted, as a disabled account's jobs finish.
-import { createJobRunner } from '../../src/jobs/runner.js';
+import { createJobRunner } from '../../src/pipeline/job-runner.js';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
 import { startGateway } from '../helpers/gateway.js';

@@ -1,18 +1,18 @@
 // The job runner, the lease loop of async jobs: `gateway serve` runs one beside the API,
 // `gateway worker` runs one alone, and any number of them share the database. Each tick it
-// claims due jobs (with a lease, see job-store.ts), keeps each lease alive with a heartbeat
-// while the pipeline takes the job one step further (pipeline/job-step.ts: submit, reconcile,
+// claims due jobs (with a lease, see src/jobs/job-store.ts), keeps each lease alive with a heartbeat
+// while the pipeline takes the job one step further (job-step.ts: submit, reconcile,
 // poll, collect), and retries a step that failed. It also delivers due webhooks and removes
 // expired files. A runner killed at any point leaves jobs whose lease runs out and which another
 // runner (or the same one restarted) takes over from their last stored state.
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { backoffMs, type JobStepServices, type StepLease } from '../pipeline/job-context.js';
-import { advanceJob } from '../pipeline/job-step.js';
+import { backoffMs, type JobStepServices, type StepLease } from './job-context.js';
+import { advanceJob } from './job-step.js';
 import { newId } from '../util/ids.js';
-import type { Job } from './job.js';
-import { WebhookSender } from './webhooks.js';
+import type { Job } from '../jobs/job.js';
+import { WebhookSender } from '../jobs/webhooks.js';
 import { BlobStoreUnavailableError } from '../storage/blob-store.js';
 
 export interface RunnerServices extends JobStepServices {
