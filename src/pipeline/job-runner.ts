@@ -1,7 +1,7 @@
 // The job runner, the lease loop of async jobs: `gateway serve` runs one beside the API,
 // `gateway worker` runs one alone, and any number of them share the database. Each tick it
-// claims due jobs (with a lease, see src/jobs/job-store.ts), keeps each lease alive with a heartbeat
-// while the pipeline takes the job one step further (job-step.ts: submit, reconcile,
+// claims due jobs (with a lease, see src/jobs/job-store.ts), keeps each lease alive with a
+// heartbeat while the pipeline takes the job one step further (job-step.ts: submit, reconcile,
 // poll, collect), and retries a step that failed. It also delivers due webhooks and removes
 // expired files. A runner killed at any point leaves jobs whose lease runs out and which another
 // runner (or the same one restarted) takes over from their last stored state.
