@@ -31,7 +31,7 @@ import { createKeyv } from './cache/keyv.js';
 import { openRedisConnection, redactRedisUrl as redactRedisUrlOf, type RedisConnection } from './cache/redis-connection.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { openBlobStore } from './storage/open-blob-store.js';
-import { admitInstance, blobStoreIdentity } from './process/shared-storage.js';
+import { admitInstance, blobStoreIdentity } from './storage/shared-storage.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';

@@ -17,7 +17,7 @@
 //
 // The row also says where the process keeps file bytes (blob_store). On PostgreSQL a process
 // registers only once `admit` accepted the live instances it finds, under a lock that makes
-// starts one at a time (src/process/shared-storage.ts: refusing local storage across machines).
+// starts one at a time (src/storage/shared-storage.ts: refusing local storage across machines).
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/dialect.js';
@@ -33,7 +33,7 @@ export interface HoldOwnerOptions {
   readonly sweepLimit?: number;
   /** The machine recorded in the row (default: the OS host name). */
   readonly hostname?: string;
-  /** Where this process keeps file bytes, recorded in the row (src/process/shared-storage.ts). */
+  /** Where this process keeps file bytes, recorded in the row (src/storage/shared-storage.ts). */
   readonly blobStore?: string;
   /**
    * On PostgreSQL, called at register() with the other live instances (heartbeat newer than

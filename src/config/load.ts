@@ -54,7 +54,7 @@ export interface Config {
   /**
    * The machine this process says it runs on (GATEWAY_INSTANCE_HOSTNAME, else the OS host name):
    * recorded with its heartbeat in `instances`, where instances on different machines sharing
-   * one database are told apart (src/process/shared-storage.ts) and runners name themselves.
+   * one database are told apart (src/storage/shared-storage.ts) and runners name themselves.
    */
   readonly instance: { readonly hostname: string };
   readonly database: { readonly client: 'sqlite' | 'postgres'; readonly url: string; readonly filename?: string; readonly poolMax: number };

@@ -11,7 +11,7 @@
 // process ends, however it ends: a serve killed with SIGKILL never blocks the next start, and
 // neither a reused pid nor a stale file can. `gateway worker` and the other commands never take
 // it: they run beside serve as before. PostgreSQL is not locked: instances there are many by
-// design (src/process/shared-storage.ts), and share their limits through Redis (docs/scaling.md).
+// design (src/storage/shared-storage.ts), and share their limits through Redis (docs/scaling.md).
 // The refusal names who holds the lock from the live serve rows of `instances` (its pid and
 // address), when it has recorded them.
 import sqlite3 from 'sqlite3';

@@ -17,7 +17,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(services: ServerServices): Promise<RunningWorker> {
-  // Registered first: a worker refused beside instances on other machines (src/process/shared-storage.ts) starts nothing.
+  // Registered first: a worker refused beside instances on other machines (src/storage/shared-storage.ts) starts nothing.
   await services.holdOwner.register();
   const runner = createJobRunner(services);
   runner.start();

@@ -6,7 +6,7 @@
 // through A complete on B's worker while A's worker is SIGKILLed mid-submit, each ending once
 // with one charge; the rate limit and a revocation hold across instances. And the mistake the
 // S3 store fixes cannot happen silently: an instance keeping files on its own disk is refused
-// beside instances of other machines (src/process/shared-storage.ts), whichever starts second.
+// beside instances of other machines (src/storage/shared-storage.ts), whichever starts second.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

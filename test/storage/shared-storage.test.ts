@@ -1,4 +1,4 @@
-// Local storage across machines is refused at start (src/process/shared-storage.ts), through
+// Local storage across machines is refused at start (src/storage/shared-storage.ts), through
 // the hold owners' registration as `serve` and `worker` do it (src/services.ts), with an
 // injected clock: on PostgreSQL an instance keeping files on its own disk does not start beside
 // a live instance on another machine, nor does any instance beside such a one; whichever starts
@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { HoldOwner } from '../../src/billing/hold-owners.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import type { BlobStoreConfig } from '../../src/config/load.js';
-import { admitInstance, blobStoreIdentity } from '../../src/process/shared-storage.js';
+import { admitInstance, blobStoreIdentity } from '../../src/storage/shared-storage.js';
 import { testOnBackends } from '../helpers/backends.js';
 
 const options = { heartbeatMs: 1_000, goneAfterMs: 5_000 };
