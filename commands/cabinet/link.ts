@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
-import { linkOrigin } from '../../src/cabinet/link-origin.js';
+import { linkOrigin } from '../../src/process/link-origin.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
 
 export default class CabinetLink extends GatewayCommand {

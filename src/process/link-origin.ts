@@ -9,7 +9,7 @@
 //    cabinet.public_url, rather than a guess from server.port that may be wrong.
 import type { Knex } from 'knex';
 import type { Config } from '../config/load.js';
-import { reachableUrl, runningServes } from '../process/running-serves.js';
+import { reachableUrl, runningServes } from './running-serves.js';
 
 export type LinkOrigin = { readonly origin: string; readonly from: 'public_url' | 'serve' } | { readonly origin: null; readonly from: null };
 

@@ -1,10 +1,10 @@
 // POST /admin/v1/accounts/:id/login-link: a one-time login link to an account's cabinet, for a
 // shop's website that logs its customers in without a shell — the service and the answer of
 // `gateway cabinet link --account A --json` ({url, path, expires_at}), pointed where the CLI
-// points it (src/cabinet/link-origin.ts), and audited (login_link.create) with the actor. A
+// points it (src/process/link-origin.ts), and audited (login_link.create) with the actor. A
 // link is a credential, so the route needs the `admin` scope. The operator console's own link
 // (`--admin`) stays the CLI's: a token must not be able to mint a session holding every scope.
-import { linkOrigin } from '../../cabinet/link-origin.js';
+import { linkOrigin } from '../../process/link-origin.js';
 import type { Handler } from '../state.js';
 import { actorOf } from './admin-actor.js';
 
