@@ -165,7 +165,7 @@ export async function startServer(
         draining = true;
         const metricsClosed = metricsServer?.close();
         // Its steps end by storing their state; those still running at the drain deadline are
-        // stopped and their jobs handed to another runner (jobs/runner.ts).
+        // stopped and their jobs handed to another runner (src/pipeline/job-runner.ts).
         const runnerStopped = runner?.stop({ deadlineMs: config.server.drainTimeoutMs }) ?? Promise.resolve();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // server.close() closes the connections idle now; these close those that become idle later.
