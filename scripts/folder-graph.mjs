@@ -14,19 +14,25 @@ import { fileURLToPath } from 'node:url';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** @typedef {{ from: string, to: string, file: string, target: string }} FolderImport */
+/** @typedef {{ from: string, to: string, why: string }} AllowedUpward */
+
 const layersStart = '<!-- folder layers:';
 const layersEnd = '<!-- end of folder layers -->';
 
 /**
  * The declared order, lowest first, and the upward imports it allows ("from → to: why" lines),
  * read from docs/development.md: one folder per line, its name first.
+ * @returns {{ order: string[], allowedUpward: AllowedUpward[] }}
  */
 export function declaredLayers(root = repositoryRoot) {
   const text = readFileSync(path.join(root, 'docs', 'development.md'), 'utf8');
   const start = text.indexOf(layersStart);
   const end = text.indexOf(layersEnd);
   if (start < 0 || end < start) throw new Error(`docs/development.md has no "${layersStart} … ${layersEnd}" block`);
+  /** @type {string[]} */
   const order = [];
+  /** @type {AllowedUpward[]} */
   const allowedUpward = [];
   for (const line of text.slice(text.indexOf('\n', start) + 1, end).split('\n')) {
     const exception = /^\s*([a-z-]+)\s*→\s*([a-z-]+):\s*(\S.*)$/.exec(line);
@@ -45,7 +51,11 @@ function sourceFiles(dir) {
   });
 }
 
-/** The relative module specifiers a file names at run time (the forms test/helpers/source-imports.ts reads). */
+/**
+ * The relative module specifiers a file names at run time (the forms test/helpers/source-imports.ts reads).
+ * @param {string} text
+ * @returns {string[]}
+ */
 export function runtimeSpecifiers(text) {
   const pattern = /(?:^\s*(import|export)(\s+type)?\b[^'";]*?\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\3/gm;
   return [...text.matchAll(pattern)].filter((match) => match[2] === undefined && match[4].startsWith('.')).map((match) => match[4]);
@@ -57,9 +67,13 @@ function folderOf(sourceRoot, file) {
   return parts.length === 1 ? parts[0].replace(/\.[jt]s$/, '') : parts[0];
 }
 
-/** Each run-time import from one folder of src/ into another: { from, to, file, target } (paths relative to root). */
+/**
+ * Each run-time import from one folder of src/ into another (file and target relative to root).
+ * @returns {FolderImport[]}
+ */
 export function folderImports(root = repositoryRoot) {
   const sourceRoot = path.join(root, 'src');
+  /** @type {FolderImport[]} */
   const imports = [];
   for (const file of sourceFiles(sourceRoot)) {
     for (const specifier of runtimeSpecifiers(readFileSync(file, 'utf8'))) {
@@ -73,14 +87,21 @@ export function folderImports(root = repositoryRoot) {
   return imports;
 }
 
-/** The folders of src/: its directories, and its files as folders of their own. */
+/**
+ * The folders of src/: its directories, and its files as folders of their own.
+ * @returns {string[]}
+ */
 export function sourceFolders(root = repositoryRoot) {
   return readdirSync(path.join(root, 'src'), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
     .map((entry) => (entry.isDirectory() ? entry.name : entry.name.replace(/\.ts$/, '')));
 }
 
-/** The strongly connected components of more than one folder (Tarjan), each sorted by name. */
+/**
+ * The strongly connected components of more than one folder (Tarjan), each sorted by name.
+ * @param {readonly FolderImport[]} imports
+ * @returns {string[][]}
+ */
 export function knotsOf(imports) {
   const next = new Map();
   for (const { from, to } of imports) {
@@ -120,7 +141,14 @@ export function knotsOf(imports) {
   return knots;
 }
 
-/** The imports from a folder to one later in `order` that `allowedUpward` does not list; a folder missing from the order counts as upward. */
+/**
+ * The imports from a folder to one later in `order` that `allowedUpward` does not list; a folder
+ * missing from the order counts as upward.
+ * @param {readonly FolderImport[]} imports
+ * @param {readonly string[]} order
+ * @param {readonly AllowedUpward[]} [allowedUpward]
+ * @returns {FolderImport[]}
+ */
 export function upwardImports(imports, order, allowedUpward = []) {
   const rank = new Map(order.map((folder, position) => [folder, position]));
   const allowed = new Set(allowedUpward.map(({ from, to }) => `${from}→${to}`));
