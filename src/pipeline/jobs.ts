@@ -4,9 +4,13 @@
 // works whichever process finishes the job.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiKey } from '../auth/api-keys.js';
-import { assertModelAllowed, keyBudget } from '../auth/key-policy.js';
+import { assertScope } from '../auth/assert-scope.js';
+import { assertKeyUsable, assertModelAllowed } from '../auth/key-policy.js';
+import type { Scope } from '../auth/scopes.js';
+import { holdForJob, withCurrentKey } from '../billing/charge-envelope.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
+import type { JobKind } from '../model/jobs.js';
 import type { Job } from '../jobs/job.js';
 import { terminalStatuses } from '../jobs/job.js';
 import type { NewJob } from '../jobs/job-store.js';
@@ -44,11 +48,35 @@ export async function validateWebhookUrl(services: ServerServices, url: string |
   if (problem) throw invalid(['body', 'webhook_url'], problem, url);
 }
 
-/** `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its budget. */
-export async function createJob(services: ServerServices, input: NewJob & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
+/** The scope a key needs to create each kind of job (the route table's), checked again on a key read anew by the hold. */
+const kindScopes: Record<JobKind, Scope> = { video: 'video', video_upscale: 'video', music: 'music' };
+
+/**
+ * `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its
+ * budget. The hold is placed with the job's row through the charge envelope, the key checked as
+ * it is now; a key changed since the caller read it is read again and the job created again.
+ */
+export async function createJob(services: ServerServices, input: Omit<NewJob, 'accountId' | 'keyId'> & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
   const { apiKey, ...job } = input;
   assertModelAllowed(apiKey, job.model);
-  const outcome = await services.jobs.create({ ...job, budget: keyBudget(apiKey, services.now()) });
+  const request = {
+    key: apiKey,
+    model: job.model,
+    requestId: job.requestId,
+    description: job.description,
+    recheck: (fresh: ApiKey) => {
+      assertKeyUsable(fresh, services.now(), undefined);
+      assertScope(fresh, kindScopes[job.kind]);
+      assertModelAllowed(fresh, job.model);
+    },
+  };
+  // Outlives the job's deadline: the runner fails the job (and releases) first.
+  const holdTtlMs = services.config.jobs.deadlineMs + 4 * services.config.jobs.leaseMs;
+  const outcome = await withCurrentKey(services, request, (key) =>
+    services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
+      job.holdUnits > 0n ? holdForJob(services.settles, trx, { ...request, key }, job.holdUnits, holdTtlMs, services.now()) : Promise.resolve(undefined),
+    ),
+  );
   if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }

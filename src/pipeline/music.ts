@@ -59,8 +59,6 @@ export async function createMusic(services: ServerServices, caller: MediaCaller,
   const { job } = await createJob(services, {
     kind: 'music',
     endpoint: 'audio/music',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: quote.model.id,
     request: quote.request,

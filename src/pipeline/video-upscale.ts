@@ -60,8 +60,6 @@ export async function createVideoUpscale(services: ServerServices, caller: Media
   const { job } = await createJob(services, {
     kind: 'video_upscale',
     endpoint: 'videos/upscale',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: model.id,
     request,

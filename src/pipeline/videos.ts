@@ -66,8 +66,6 @@ export async function createVideo(services: ServerServices, caller: MediaCaller,
   const { job } = await createJob(services, {
     kind: 'video',
     endpoint: 'videos',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: quote.modelId,
     request,
