@@ -10,6 +10,7 @@ import type { Scope } from '../auth/scopes.js';
 import { openCharge, type ChargeServices } from '../billing/charge-envelope.js';
 import type { KeyLimits } from '../auth/key-limits.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/load.js';
 import type { UpstreamObserver } from '../observability/upstream.js';
 import type { Upstream } from '../vendors/shared/http-transport.js';
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -26,6 +27,7 @@ import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js'
 /** What the media charge path uses of a serving process's services. */
 export interface MediaServices extends ChargeServices {
   readonly catalog: Catalog;
+  readonly config: Config;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   readonly routeCooldowns: Map<string, number>;
   readonly upstreamObserver: UpstreamObserver;
