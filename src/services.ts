@@ -13,6 +13,7 @@ import { HoldOwner } from './billing/hold-owners.js';
 import { Ledger } from './billing/ledger.js';
 import { Codes } from './codes/codes.js';
 import { PendingSettles } from './billing/pending-settles.js';
+import type { JobEndServices } from './pipeline/job-end.js';
 import { UsageOutbox } from './billing/usage-outbox.js';
 import { UsageRecords } from './billing/usage-records.js';
 import { Catalog } from './catalog/catalog.js';
@@ -35,11 +36,11 @@ import { admitInstance, blobStoreIdentity } from './storage/shared-storage.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
-import { publicJobObject } from './jobs/job-object.js';
 import { JobStore } from './jobs/job-store.js';
 import { referralHooks } from './referrals/referral-hooks.js';
 import { openPayments, paymentsNeedSimulator, type PaymentServices } from './payments/open-payments.js';
-import { BatchedInserter, requestLogColumns, usageRecordColumns, type RequestLogEntry, type UsageRecord } from './observability/batched-inserter.js';
+import { BatchedInserter, requestLogColumns, type RequestLogEntry } from './observability/batched-inserter.js';
+import { usageRecordColumns, usageRecordDefaults, type UsageRecord } from './billing/usage-record.js';
 
 export interface Services {
   readonly config: Config;
@@ -154,15 +155,15 @@ export function openFiles(services: Services): Files {
 /** The job store over a process's database (the CLI's `jobs` commands use it alone). */
 export function openJobStore(services: Services, generations = new Generations(services.db, services.now)): JobStore {
   const { config } = services;
-  return new JobStore({
-    db: services.db,
-    ledger: services.ledger,
-    generations,
-    deadlineMs: config.jobs.deadlineMs,
-    leaseMs: config.jobs.leaseMs,
-    publicObject: (job) => publicJobObject(job, { fileTtlMs: config.storage.tempTtlMs }),
-    now: services.now,
-  });
+  return new JobStore({ db: services.db, generations, deadlineMs: config.jobs.deadlineMs, leaseMs: config.jobs.leaseMs, now: services.now });
+}
+
+/**
+ * What ends a job outside a serving process (the CLI's `jobs cancel`): the store, and the
+ * releases it writes within the job's transaction (nothing is kept for retry there).
+ */
+export function openJobEnds(services: Services): JobEndServices {
+  return { jobs: openJobStore(services), settles: new PendingSettles(services.ledger, services.logger, { cap: 0 }), config: services.config, now: services.now };
 }
 
 /** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
@@ -220,7 +221,7 @@ export async function openServerServices(
   // settle, on SQLite into the outbox): one per request, so request_id makes a retried batch
   // idempotent as for the log.
   const usageRecords = new UsageRecords(
-    new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, { ...recordOptions('usage_records'), uniqueBy: 'request_id' }),
+    new BatchedInserter<UsageRecord>(base.db, 'usage_records', usageRecordColumns, base.logger, { ...recordOptions('usage_records'), uniqueBy: 'request_id', defaults: usageRecordDefaults }),
     new UsageOutbox(base.db, base.logger),
   );
   const settles = new PendingSettles(base.ledger, base.logger, {

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { cliActor } from '../../src/audit/audit-log.js';
 import { GatewayCommand } from '../../src/cli/base-command.js';
-import { cancelJob } from '../../src/jobs/cancel-job.js';
+import { cancelJob } from '../../src/pipeline/job-end.js';
 import { presentJob } from '../../src/jobs/present.js';
-import { openJobStore } from '../../src/services.js';
+import { openJobEnds } from '../../src/services.js';
 
 export default class JobsCancel extends GatewayCommand {
   static override description =
@@ -15,7 +15,7 @@ export default class JobsCancel extends GatewayCommand {
     const { args, flags } = await this.parse(JobsCancel);
     await this.runWithServices(flags, async (services) => {
       // An error like any other (stderr, exit 1) when it had already ended, not a result.
-      const job = await cancelJob(openJobStore(services), args.id, cliActor());
+      const job = await cancelJob(openJobEnds(services), args.id, cliActor());
       return { json: { ...presentJob(job, services.config.storage.tempTtlMs), cancelled: true }, text: `cancelled ${job.id}; hold released` };
     });
   }

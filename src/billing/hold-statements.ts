@@ -12,7 +12,8 @@
 // gets its id (ids of one account follow commit order), the CHECK constraints stay the net.
 
 import type { Bindings, Companion, HotStatement } from '../db/hot-statements.js';
-import { insertRowsStatement, usageRecordColumns, withColumnDefault, type UsageRecord } from '../observability/batched-inserter.js';
+import { insertRowsStatement, withColumnDefault } from '../observability/batched-inserter.js';
+import { usageRecordColumns, usageRecordDefaults, type UsageOfCharge } from './usage-record.js';
 
 /**
  * Bindings: id, account_id, amount, model, request_id, description, created_at, expires_at,
@@ -40,15 +41,6 @@ export const placeHold: HotStatement = {
               WHERE k.id = :keyId AND k.revoked_at IS NULL AND (:keyRevision IS NULL OR k.revision = :keyRevision) AND a.disabled_at IS NULL) RETURNING id`,
 };
 
-/**
- * The usage record of a charged request, written by the settle itself: a charge and its usage
- * record land in one commit, so a process killed right after the settle cannot leave a charge
- * without its record (a batched insert would lose it for up to a flush interval). Its
- * cost_units is the charge the statement computed. On SQLite a settle run alone writes it to
- * usage_outbox (one B-tree instead of usage_records' four), moved on by usage-outbox.ts.
- */
-export type UsageOfCharge = Omit<UsageRecord, 'cost_units'>;
-
 const usageColumns = usageRecordColumns.join(', ');
 
 /**
@@ -56,10 +48,10 @@ const usageColumns = usageRecordColumns.join(', ');
  * commit: the rows as a JSON array in :rows, each with the cost_units its settle charged. The
  * same columns and defaults as every other usage record (absent media units: 0).
  */
-export const insertUsageOfCharges: HotStatement = insertRowsStatement('usage_records', usageRecordColumns);
+export const insertUsageOfCharges: HotStatement = insertRowsStatement('usage_records', usageRecordColumns, undefined, usageRecordDefaults);
 
 /** A usage column in the PostgreSQL settle: cost_units is the charge, absent media units 0. */
-const usageOfMoved = (column: string): string => (column === 'cost_units' ? 'moved.charged_units' : withColumnDefault('usage_records', column, `u.${column}`));
+const usageOfMoved = (column: string): string => (column === 'cost_units' ? 'moved.charged_units' : withColumnDefault(usageRecordDefaults, column, `u.${column}`));
 
 /**
  * The usage record of a settle (settleBindings: the settle's bindings, uJson null): written by

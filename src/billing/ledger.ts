@@ -14,7 +14,8 @@ import { isPostgres } from '../db/dialect.js';
 import { newId } from '../util/ids.js';
 import { AccountNotFoundError, HoldClosedError, InsufficientBalanceError } from './errors.js';
 import { hotStatements, runWithin, type Bindings, type Companion, type HotStatement, type HotStatements } from '../db/hot-statements.js';
-import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageOfCharge, type UsageOfCharge } from './hold-statements.js';
+import { insufficientBalanceMarker, placeHold, releaseHold, settleHold, usageOfCharge } from './hold-statements.js';
+import type { UsageOfCharge } from './usage-record.js';
 import { unitsFromSql, unitsToSql } from '../util/money.js';
 
 export const creditKinds = ['topup', 'bonus', 'referral', 'refund', 'adjustment'] as const;

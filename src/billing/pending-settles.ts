@@ -11,6 +11,7 @@
 // holds.ttl sweep releases it uncharged (so does a hold whose settle was still pending when
 // the process died: the peers' owner sweep releases it). The client is never charged twice;
 // in those cases it is not charged at all.
+import type { Knex } from 'knex';
 import { isDatabaseUnavailable } from '../errors/database-unavailable.js';
 import type { Logger } from '../observability/logger.js';
 import { backoffMs, retryUntil } from '../util/retry-until.js';
@@ -89,6 +90,25 @@ export class PendingSettles {
     } catch (error) {
       this.keep({ kind: 'release', holdId }, error);
     }
+  }
+
+  /**
+   * Settles inside the caller's transaction (a job's end, written with its job row): nothing is
+   * kept for retry, since a transaction that fails rolls the job's end back with it and the job
+   * is taken up again. HoldClosedError as Ledger.settle.
+   */
+  settleWithin(trx: Knex.Transaction, holdId: string, actualUnits: bigint, details: SettleDetails = {}): Promise<Settlement> {
+    return this.ledger.settle(holdId, actualUnits, { ...details, within: trx });
+  }
+
+  /** Places a hold inside the caller's transaction (a job created with its hold): a failure rolls both back. */
+  holdWithin(trx: Knex.Transaction, accountId: string, amountUnits: bigint, options: Omit<HoldOptions, 'within' | 'ifUncertain' | 'instanceId'>): Promise<Hold> {
+    return this.ledger.hold(accountId, amountUnits, { ...options, within: trx });
+  }
+
+  /** Releases inside the caller's transaction (a job failed or cancelled, with its job row). */
+  async releaseWithin(trx: Knex.Transaction, holdId: string): Promise<void> {
+    await this.ledger.release(holdId, { within: trx });
   }
 
   /**

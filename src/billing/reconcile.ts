@@ -22,6 +22,7 @@ import { imagesPriceUnits, inputTokensPriceUnits, speechPriceUnits } from './med
 import { unitsFromSql } from '../util/money.js';
 import { priceInUnits } from './pricing.js';
 import { drainUsageOutbox } from './usage-outbox.js';
+import type { UsageRecord } from './usage-record.js';
 
 /** What the gateway recorded for one provider's upstream model over the period. */
 export interface RecordedUsage {
@@ -61,31 +62,19 @@ export interface UnrecordedCharges {
   readonly chargedUnits: bigint;
 }
 
-interface UsageRow {
-  id: string | number;
-  endpoint: string;
-  status: string;
-  model: string;
-  provider: string;
-  upstream_model: string;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  images: number;
-  characters: number;
-  audio_seconds: number;
-  video_seconds: number;
-  cost_units: string | number;
-  estimated: boolean | number;
-}
+/** The columns of a usage record that reconcile reads (usage-record.ts), with the id it pages by. */
+type UsageRow = Required<Pick<UsageRecord, (typeof readColumns)[number]>> & { id: string | number; cost_units: string | number; estimated: boolean | number };
+
+const readColumns = [
+  'endpoint', 'status', 'model', 'provider', 'upstream_model', 'input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_tokens',
+  'images', 'characters', 'audio_seconds', 'video_seconds', 'created_at',
+] as const satisfies readonly (keyof UsageRecord)[];
 
 /**
  * What the catalog's price of today gives for one record (the charge's own functions, rounded
  * once as the charge was); undefined when the price depends on what the record does not keep.
  */
-export function repriceRecord(model: CatalogModel, row: Omit<UsageRow, 'id' | 'status' | 'model' | 'provider' | 'upstream_model' | 'cost_units' | 'estimated'>): bigint | undefined {
+export function repriceRecord(model: CatalogModel, row: Omit<UsageRow, 'id' | 'status' | 'model' | 'provider' | 'upstream_model' | 'cost_units' | 'estimated' | 'created_at'>): bigint | undefined {
   const pricing = model.config.pricing;
   switch (model.type) {
     case 'text':
@@ -129,10 +118,7 @@ export async function recordedUsage(db: Knex, catalog: Catalog, period: { since:
   let after: { at: number; id: number } | undefined;
   for (;;) {
     const page = db('usage_records')
-      .select(
-        'id', 'endpoint', 'status', 'model', 'provider', 'upstream_model', 'input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_tokens',
-        'images', 'characters', 'audio_seconds', 'video_seconds', 'cost_units', 'estimated', 'created_at',
-      )
+      .select('id', ...readColumns, 'cost_units', 'estimated')
       .where('created_at', '>=', period.since)
       .andWhere('created_at', '<', period.until);
     if (after) {

@@ -14,13 +14,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { isPostgres } from '../db/dialect.js';
-import { usageRecordColumns, withColumnDefault } from '../observability/batched-inserter.js';
+import { withColumnDefault } from '../observability/batched-inserter.js';
+import { usageRecordColumns, usageRecordDefaults } from './usage-record.js';
 
 /** Rows moved per transaction: a long copy would hold the one SQLite connection from requests. */
 const rowsPerMove = 500;
 
 /** The usage_records value of `column` from an outbox row: cost_units is the charge the settle computed. */
-const valueOf = (column: string): string => (column === 'cost_units' ? 'charged_units' : withColumnDefault('usage_records', column, `usage_json ->> '${column}'`));
+const valueOf = (column: string): string => (column === 'cost_units' ? 'charged_units' : withColumnDefault(usageRecordDefaults, column, `usage_json ->> '${column}'`));
 
 const copyRows = `INSERT INTO usage_records (${usageRecordColumns.join(', ')})
   SELECT ${usageRecordColumns.map(valueOf).join(', ')} FROM usage_outbox WHERE id <= ? ORDER BY id`;

@@ -2,7 +2,8 @@
 // requests' records, batched in the process (a failed or free request has no settle to carry
 // its record), and the charged ones that SQLite settles leave in the outbox (usage-outbox.ts).
 // `flush()` lands both: after it, usage_records holds every record of what this process did.
-import type { BatchedInserter, UsageRecord } from '../observability/batched-inserter.js';
+import type { BatchedInserter } from '../observability/batched-inserter.js';
+import type { UsageRecord } from './usage-record.js';
 import type { UsageOutbox } from './usage-outbox.js';
 
 export class UsageRecords {

@@ -6,14 +6,14 @@
 //   PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite a single write statement, which takes the
 //   database's write lock for its whole duration like BEGIN IMMEDIATE);
 // - a job ends once: the terminal update is conditional on the job still being active, and
-//   the settle or release of its hold, its generation record and its webhook are written in
-//   the same transaction — all of them or none.
+//   what its caller writes with the end (the settle or release of its hold through the charge
+//   envelope, its webhook) and its generation record are written in the same transaction — all
+//   of them or none.
+// The store writes job rows; the money and the webhooks are the job steps' (src/pipeline/job-end.ts).
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { writeAudit, type AuditEntry } from '../audit/audit-log.js';
-import { HoldClosedError } from '../billing/errors.js';
-import type { UsageOfCharge } from '../billing/hold-statements.js';
-import type { KeyBudget, Ledger } from '../billing/ledger.js';
+import type { Hold } from '../billing/ledger.js';
 import { unitsToSql } from '../util/money.js';
 import { isPostgres } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -23,7 +23,6 @@ import type { JobKind, JobStatus } from '../model/jobs.js';
 import type { Generations, GenerationType } from '../storage/generations.js';
 import { newId } from '../util/ids.js';
 import { activeStatuses, type Job, jobFromRow, type JobResult } from './job.js';
-import { enqueueWebhook } from './webhooks.js';
 
 export class IdempotencyConflictError extends DomainError {
   override readonly catalogCode = 'idempotency_key_reused';
@@ -50,9 +49,8 @@ export interface NewJob {
   /** What identifies "the same request" for idempotency (defaults to `request`). */
   readonly identity?: unknown;
   readonly idempotencyKey?: string;
+  /** The amount the job's hold is for (its `hold` places it). */
   readonly holdUnits: bigint;
-  /** The key's budget the hold counts against (none for a key without one). */
-  readonly budget?: KeyBudget;
   readonly webhookUrl?: string;
   readonly requestId: string;
   readonly prompt: string | null;
@@ -61,14 +59,11 @@ export interface NewJob {
 
 export interface JobStoreOptions {
   readonly db: Knex;
-  readonly ledger: Ledger;
   readonly generations: Generations;
   /** A job not finished this long after creation fails. */
   readonly deadlineMs: number;
   /** How long a claim lasts without being renewed. */
   readonly leaseMs: number;
-  /** Builds the webhook payload (the public job object) at the terminal state. */
-  readonly publicObject: (job: Job) => unknown;
   readonly now?: () => number;
 }
 
@@ -109,7 +104,7 @@ export class JobStore {
    * throws IdempotencyConflictError when the body differs. Concurrent duplicates race on the
    * unique index: the losers roll back (their hold with them) and return the winner's job.
    */
-  async create(input: NewJob): Promise<{ job: Job; created: boolean }> {
+  async create(input: NewJob, placeHold: (trx: Knex.Transaction) => Promise<Hold | undefined>): Promise<{ job: Job; created: boolean }> {
     const requestHash = canonicalHash(input.identity ?? input.request);
     if (input.idempotencyKey !== undefined) {
       const existing = await this.findByIdempotencyKey(input, requestHash);
@@ -119,18 +114,7 @@ export class JobStore {
     const id = newId(idPrefixes[input.kind]);
     try {
       await this.db.transaction(async (trx) => {
-        const hold =
-          input.holdUnits > 0n
-            ? await this.options.ledger.hold(input.accountId, input.holdUnits, {
-                // Outlives the job's deadline: the runner fails the job (and releases) first.
-                ttlMs: this.options.deadlineMs + 4 * this.options.leaseMs,
-                within: trx,
-                ...(input.budget ? { budget: input.budget } : {}),
-                model: input.model,
-                requestId: input.requestId,
-                description: input.description,
-              })
-            : undefined;
+        const hold = await placeHold(trx);
         await trx('jobs').insert({
           id,
           kind: input.kind,
@@ -308,32 +292,19 @@ export class JobStore {
     return updated > 0;
   }
 
-  /** Completed: charge `actualUnits` (capped at the hold), record the files. False when the job had already ended or the lease was lost. */
-  /** `mediaSeconds`: what the charge is for, written on its usage record with the charge. */
-  async complete(job: Job, owner: string | null, outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string; mediaSeconds?: JobMediaSeconds }): Promise<boolean> {
-    return this.finish(job, owner, { status: 'completed', ...outcome });
-  }
-
-  /** Failed (or cancelled): the hold is released, nothing is charged. */
-  async fail(job: Job, owner: string | null, outcome: { status?: 'failed' | 'cancelled'; code: string; message: string; upstreamStatus?: string }): Promise<boolean> {
-    return this.finish(job, owner, { status: outcome.status ?? 'failed', errorCode: outcome.code, errorMessage: outcome.message, upstreamStatus: outcome.upstreamStatus });
-  }
-
-  private async finish(
+  /**
+   * Ends an active job once: the conditional terminal update, then — in the same transaction —
+   * `endWith` (the caller's money: the settle or release of the job's hold; it answers what was
+   * charged), the charge on the row and the history line, then `after` (the webhook) with the
+   * job as it ended. Undefined when the job had already ended or the lease was lost.
+   */
+  async finish(
     job: Job,
     owner: string | null,
-    outcome: {
-      status: 'completed' | 'failed' | 'cancelled';
-      actualUnits?: bigint;
-      result?: JobResult;
-      errorCode?: string;
-      errorMessage?: string;
-      upstreamStatus?: string;
-      mediaSeconds?: JobMediaSeconds;
-      /** An operator's change: its audit row, written only when the job did end here. */
-      audit?: AuditEntry;
-    },
-  ): Promise<boolean> {
+    outcome: JobEnd,
+    endWith: (trx: Knex.Transaction) => Promise<bigint>,
+    after?: (trx: Knex.Transaction, ended: Job) => Promise<void>,
+  ): Promise<Job | undefined> {
     const now = this.now();
     let finished: Job | undefined;
     await this.db.transaction(async (trx) => {
@@ -353,73 +324,23 @@ export class JobStore {
       });
       if (updated === 0) return; // already ended elsewhere (or the lease moved on): nothing to do
       if (outcome.audit) await writeAudit(trx, outcome.audit, now);
-      let chargedUnits = 0n;
-      if (job.holdId) {
-        if (outcome.status === 'completed') {
-          try {
-            const usage = jobUsageRecord(job, outcome.mediaSeconds ?? {}, now);
-            const settlement = await this.options.ledger.settle(job.holdId, outcome.actualUnits ?? 0n, { within: trx, requestId: job.requestId, model: job.model, usage });
-            chargedUnits = settlement.chargedUnits;
-          } catch (error) {
-            // The hold outlives the deadline by design; if it was swept anyway, the job is
-            // delivered uncharged rather than stuck (the sweep already gave the money back).
-            if (!(error instanceof HoldClosedError)) throw error;
-          }
-        } else {
-          await this.options.ledger.release(job.holdId, { within: trx });
-        }
-      }
+      const chargedUnits = await endWith(trx);
       if (chargedUnits > 0n) await trx('jobs').where({ id: job.id }).update({ charged_units: unitsToSql(chargedUnits) });
       await this.options.generations.updateForJob(job.id, { status: outcome.status, chargedUnits, fileIds: outcome.result?.fileIds ?? [] }, { within: trx });
-      const row = await trx('jobs').where({ id: job.id }).first();
-      finished = jobFromRow(row);
-      if (finished.webhookUrl) {
-        await enqueueWebhook(trx, { jobId: job.id, accountId: job.accountId, url: finished.webhookUrl, payload: this.options.publicObject(finished) }, now);
-      }
+      finished = jobFromRow(await trx('jobs').where({ id: job.id }).first());
+      await after?.(trx, finished);
     });
-    return finished !== undefined;
-  }
-
-  /** Cancels an active job (operator's `jobs cancel`): the hold is released. False when it had already ended. */
-  /** `actor`: who cancels (the CLI, the admin API); its `job.cancel` audit row is written with the change. */
-  async cancel(id: string, audit?: { actor: string }): Promise<boolean> {
-    const job = await this.get(null, id);
-    if (!job) return false;
-    const entry = audit && { actor: audit.actor, action: 'job.cancel' as const, target: job.id, accountId: job.accountId, details: { kind: job.kind, model: job.model, status_before: job.status } };
-    return this.finish(job, null, { status: 'cancelled', errorCode: 'cancelled', errorMessage: 'the job was cancelled by the operator', audit: entry });
+    return finished;
   }
 }
 
-/** The whole seconds a job's charge is for (video, or audio for music). */
-export interface JobMediaSeconds {
-  readonly videoSeconds?: number;
-  readonly audioSeconds?: number;
-}
-
-/** A completed job's usage record, written by its settle (the charge's commit), as a chat request's is. */
-function jobUsageRecord(job: Job, seconds: JobMediaSeconds, now: number): UsageOfCharge {
-  return {
-    request_id: job.requestId,
-    account_id: job.accountId,
-    key_id: job.keyId,
-    endpoint: job.endpoint,
-    model: job.model,
-    provider: job.provider ?? '',
-    upstream_model: job.upstreamModel ?? '',
-    status: 'completed',
-    input_tokens: 0,
-    cached_input_tokens: 0,
-    cache_write_input_tokens: 0,
-    output_tokens: 0,
-    reasoning_tokens: 0,
-    estimated: false,
-    latency_ms: job.startedAt === null ? 0 : Math.max(0, now - job.startedAt),
-    ttft_ms: null,
-    finish_reason: null,
-    created_at: now,
-    images: 0,
-    characters: 0,
-    audio_seconds: seconds.audioSeconds ?? 0,
-    video_seconds: seconds.videoSeconds ?? 0,
-  };
+/** How a job ends, as its row records it. */
+export interface JobEnd {
+  readonly status: 'completed' | 'failed' | 'cancelled';
+  readonly result?: JobResult;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  readonly upstreamStatus?: string;
+  /** An operator's change: its audit row, written only when the job did end here. */
+  readonly audit?: AuditEntry;
 }

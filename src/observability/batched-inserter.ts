@@ -17,18 +17,9 @@ import { backoffMs, retryUntil } from '../util/retry-until.js';
 import type { Logger } from './logger.js';
 import type { RequestSource } from './request-source.js';
 
-/**
- * SQL for the columns a row of a table may leave out (absent or null in its JSON): a usage
- * record without media units (a chat's) has 0 of each. Kept by table, so that no writer of
- * the table can forget them.
- */
-const columnDefaults: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  usage_records: { images: '0', characters: '0', audio_seconds: '0', video_seconds: '0' },
-};
-
-/** The SQL `value` of `table`'s `column`, with the column's default (columnDefaults) when it is null. */
-export function withColumnDefault(table: string, column: string, value: string): string {
-  const fallback = columnDefaults[table]?.[column];
+/** The SQL `value` of `column`, with its default (`defaults`, SQL by column) when it is null. */
+export function withColumnDefault(defaults: Readonly<Record<string, string>>, column: string, value: string): string {
+  const fallback = defaults[column];
   return fallback === undefined ? value : `COALESCE(${value}, ${fallback})`;
 }
 
@@ -36,9 +27,9 @@ export function withColumnDefault(table: string, column: string, value: string):
  * INSERT of the rows of a JSON array (`:rows`) into `table`'s `columns`, in the array's order.
  * With `uniqueBy` (an indexed column), rows whose value is already in the table are left out:
  * a batch retried after a commit whose answer was lost (the connection cut during COMMIT) is
- * not written twice.
+ * not written twice. `defaults`: SQL for the columns a row may leave out (usage-record.ts).
  */
-export function insertRowsStatement(table: string, columns: readonly string[], uniqueBy?: string): HotStatement {
+export function insertRowsStatement(table: string, columns: readonly string[], uniqueBy?: string, defaults: Readonly<Record<string, string>> = {}): HotStatement {
   const list = columns.join(', ');
   const sqliteNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = value ->> '${uniqueBy}')` : '';
   const pgNew = uniqueBy ? ` WHERE NOT EXISTS (SELECT 1 FROM ${table} existing WHERE existing.${uniqueBy} = rows.${uniqueBy})` : '';
@@ -46,9 +37,9 @@ export function insertRowsStatement(table: string, columns: readonly string[], u
     writes: true,
     // jsonb_each: each row's value comes as SQLite's binary JSON, which ->> reads in place; with
     // json_each it came as text, parsed again for every column (2.5× the time for 12 rows).
-    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(table, column, `value ->> '${column}'`)).join(', ')} FROM jsonb_each(:rows)${sqliteNew} ORDER BY key`,
+    sqlite: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(defaults, column, `value ->> '${column}'`)).join(', ')} FROM jsonb_each(:rows)${sqliteNew} ORDER BY key`,
     // The table's own row type gives each column its type: no list of types to keep in step.
-    pg: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(table, column, `rows.${column}`)).join(', ')} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
+    pg: `INSERT INTO ${table} (${list}) SELECT ${columns.map((column) => withColumnDefault(defaults, column, `rows.${column}`)).join(', ')} FROM json_populate_recordset(NULL::${table}, CAST(:rows AS json)) WITH ORDINALITY AS rows${pgNew} ORDER BY rows.ordinality`,
   };
 }
 
@@ -91,6 +82,8 @@ export interface BatchedInserterOptions<Row> {
   write?: (rows: Row[]) => Promise<void>;
   /** A column that is unique per row (request_id of request_log and usage_records, indexed): a retried batch skips rows already written. */
   uniqueBy?: string;
+  /** SQL for the columns a row may leave out (insertRowsStatement). */
+  defaults?: Readonly<Record<string, string>>;
   /** Timers and clock (tests: a fake clock). */
   timers?: { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void; now(): number };
 }
@@ -121,7 +114,7 @@ export class BatchedInserter<Row extends object> {
     private readonly logger: Logger,
     private readonly options: BatchedInserterOptions<Row> = { intervalMs: 250, batchSize: 500, maxQueued: 20_000 },
   ) {
-    const insert = insertRowsStatement(table, columns, options.uniqueBy);
+    const insert = insertRowsStatement(table, columns, options.uniqueBy, options.defaults);
     this.write = options.write ?? (async (rows) => void (await hotStatements(db).run(insert, { rows: JSON.stringify(rows) })));
     this.timers = options.timers ?? realTimers;
   }
@@ -226,34 +219,6 @@ export class BatchedInserter<Row extends object> {
   }
 }
 
-/** A row of the usage_records table. */
-export interface UsageRecord {
-  request_id: string;
-  account_id: string;
-  key_id: string;
-  endpoint: string;
-  model: string;
-  provider: string;
-  upstream_model: string;
-  status: 'completed' | 'aborted' | 'failed';
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  cost_units: number;
-  estimated: boolean;
-  latency_ms: number;
-  ttft_ms: number | null;
-  finish_reason: string | null;
-  created_at: number;
-  /** Media units of a media or job charge (absent: 0): images returned, characters of speech, seconds of audio or video charged. */
-  images?: number;
-  characters?: number;
-  audio_seconds?: number;
-  video_seconds?: number;
-}
-
 export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [
   'request_id',
   'account_id',
@@ -270,30 +235,4 @@ export const requestLogColumns: readonly (keyof RequestLogEntry)[] = [
   'error_message',
   'upstream_status',
   'source',
-];
-
-export const usageRecordColumns: readonly (keyof UsageRecord)[] = [
-  'request_id',
-  'account_id',
-  'key_id',
-  'endpoint',
-  'model',
-  'provider',
-  'upstream_model',
-  'status',
-  'input_tokens',
-  'cached_input_tokens',
-  'cache_write_input_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'cost_units',
-  'estimated',
-  'latency_ms',
-  'ttft_ms',
-  'finish_reason',
-  'created_at',
-  'images',
-  'characters',
-  'audio_seconds',
-  'video_seconds',
 ];

@@ -8,9 +8,8 @@ import type { CatalogModel } from '../catalog/catalog.js';
 import type { SpeechBody, TranscriptionFields } from '../dialects/openai-media/audio.js';
 import { audioSeconds } from '../media-files/inspect.js';
 import type { InputFile, SpeechRequest, SpeechResult, TranscriptionRequest, TranscriptionResult } from '../model/media.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
+import { chargedMediaCall, type MediaCaller, resolveMediaModel, type MediaServices } from './media.js';
 
 export interface SpeechQuote {
   readonly model: CatalogModel;
@@ -20,7 +19,7 @@ export interface SpeechQuote {
 }
 
 /** The model, its declared voices and formats checked, and the price: the charge and the price endpoint both call it. */
-export function quoteSpeech(services: ServerServices, body: SpeechBody): SpeechQuote {
+export function quoteSpeech(services: MediaServices, body: SpeechBody): SpeechQuote {
   const model = resolveMediaModel(services, body.model, ['tts']);
   const voice = typeof body.voice === 'string' ? body.voice : body.voice.id;
   const voices = model.config.capabilities.voices;
@@ -35,7 +34,7 @@ export function quoteSpeech(services: ServerServices, body: SpeechBody): SpeechQ
   return { model, voice, characters, priceUnits: speechPriceUnits(model.config.pricing, characters) };
 }
 
-export async function createSpeech(services: ServerServices, caller: MediaCaller, body: SpeechBody): Promise<{ model: CatalogModel; speech: SpeechResult }> {
+export async function createSpeech(services: MediaServices, caller: MediaCaller, body: SpeechBody): Promise<{ model: CatalogModel; speech: SpeechResult }> {
   // The model is noted before its options are checked, so a refused request still names it.
   caller.log.model = resolveMediaModel(services, body.model, ['tts']).id;
   const { model, voice, characters, priceUnits: price } = quoteSpeech(services, body);
@@ -60,7 +59,7 @@ export interface TranscriptionQuote {
 }
 
 /** The model and the file's measured length priced per minute, prorated to the second: the charge and the price endpoint both call it. */
-export async function quoteTranscription(services: ServerServices, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionQuote> {
+export async function quoteTranscription(services: MediaServices, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionQuote> {
   const model = resolveMediaModel(services, fields.model, ['stt']);
   const measured = await audioSeconds(file.data, file.mediaType);
   if (measured === undefined) throw invalid(['body', 'file'], 'the file is not audio the gateway can decode (mp3, wav, m4a, ogg, flac, webm)');
@@ -68,7 +67,7 @@ export async function quoteTranscription(services: ServerServices, fields: Trans
   return { model, seconds, priceUnits: priceInUnits([{ quantity: seconds, price: model.config.pricing.per_minute ?? '0', per: 60 }]) };
 }
 
-export async function transcribe(services: ServerServices, caller: MediaCaller, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionResult> {
+export async function transcribe(services: MediaServices, caller: MediaCaller, fields: TranscriptionFields, file: InputFile): Promise<TranscriptionResult> {
   // The model is noted before the file is measured, so a request refused for its file still names it.
   caller.log.model = resolveMediaModel(services, fields.model, ['stt']).id;
   const { model, seconds, priceUnits: price } = await quoteTranscription(services, fields, file);

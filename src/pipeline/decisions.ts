@@ -4,10 +4,9 @@ import { inputTokensPriceUnits } from '../billing/media-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { DecisionBody } from '../dialects/openai-media/decisions.js';
 import type { DecisionRequest, DecisionResult } from '../model/media.js';
-import type { ServerServices } from '../services.js';
-import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
+import { chargedMediaCall, type MediaCaller, resolveMediaModel, type MediaServices } from './media.js';
 
-export async function decide(services: ServerServices, caller: MediaCaller, body: DecisionBody): Promise<{ model: CatalogModel; decision: DecisionResult }> {
+export async function decide(services: MediaServices, caller: MediaCaller, body: DecisionBody): Promise<{ model: CatalogModel; decision: DecisionResult }> {
   const model = resolveMediaModel(services, body.model, ['decision']);
   caller.log.model = model.id;
   const request: DecisionRequest = { state: body.state, questions: body.questions as DecisionRequest['questions'], sessionId: body.session_id, user: body.user };

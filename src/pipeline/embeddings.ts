@@ -4,11 +4,10 @@ import { inputTokensPriceUnits } from '../billing/media-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { embeddingInputs, type EmbeddingsBody } from '../dialects/openai-media/embeddings.js';
 import type { EmbeddingsRequest, EmbeddingsResult } from '../model/media.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
+import { chargedMediaCall, type MediaCaller, resolveMediaModel, type MediaServices } from './media.js';
 
-export async function createEmbeddings(services: ServerServices, caller: MediaCaller, body: EmbeddingsBody): Promise<{ model: CatalogModel; embeddings: EmbeddingsResult }> {
+export async function createEmbeddings(services: MediaServices, caller: MediaCaller, body: EmbeddingsBody): Promise<{ model: CatalogModel; embeddings: EmbeddingsResult }> {
   const input = embeddingInputs(body.input);
   if (input.some((text) => text.length === 0)) throw invalid(['body', 'input'], 'inputs must not be empty');
   const model = resolveMediaModel(services, body.model, ['embeddings']);

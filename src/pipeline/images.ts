@@ -7,10 +7,17 @@ import type { ImageBody, UpscaleFields } from '../dialects/openai-media/images.j
 import { imageType } from '../media-files/inspect.js';
 import { planUpscale } from '../media-files/upscale-plan.js';
 import type { GeneratedImage, ImageGenerationRequest, ImageUpscaleRequest, InputFile } from '../model/media.js';
-import type { ServerServices } from '../services.js';
+import type { Files } from '../storage/files.js';
+import type { Generations } from '../storage/generations.js';
 import type { StoredFile } from '../storage/files.js';
 import { invalid } from '../validation/zod-details.js';
-import { chargedMediaCall, type MediaCaller, resolveMediaModel } from './media.js';
+import { chargedMediaCall, type MediaCaller, resolveMediaModel, type MediaServices } from './media.js';
+
+/** What the image operations use: the media charge path, and the files and history they keep. */
+export interface ImageServices extends MediaServices {
+  readonly files: Files;
+  readonly generations: Generations;
+}
 
 export interface ImageQuote {
   readonly model: CatalogModel;
@@ -19,7 +26,7 @@ export interface ImageQuote {
 }
 
 /** Checks the body against the model's declared options and prices it. */
-export function quoteImages(services: ServerServices, body: ImageBody): ImageQuote {
+export function quoteImages(services: ImageServices, body: ImageBody): ImageQuote {
   if (body.response_format === 'url') {
     throw invalid(['body', 'response_format'], 'URLs are not supported: images are returned as b64_json only', 'url', 'literal_error');
   }
@@ -44,7 +51,7 @@ export function quoteImages(services: ServerServices, body: ImageBody): ImageQuo
 }
 
 /** A generation, or an edit when reference images come with it. */
-export async function generateImages(services: ServerServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[] }> {
+export async function generateImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[] }> {
   const { model, unitPrice } = quoteImages(services, body);
   if (references.length > 0) {
     const { references: accepts, max_references: maxReferences } = model.config.capabilities;
@@ -89,7 +96,7 @@ export async function generateImages(services: ServerServices, caller: MediaCall
  * An upscale: the input is resized first so the output stays within 4K (media-files/upscale-plan.ts),
  * then upscaled by the route's vendor; charged per image.
  */
-export async function upscaleImage(services: ServerServices, caller: MediaCaller, fields: UpscaleFields, upload: InputFile): Promise<{ model: CatalogModel; image: GeneratedImage; size: string }> {
+export async function upscaleImage(services: ImageServices, caller: MediaCaller, fields: UpscaleFields, upload: InputFile): Promise<{ model: CatalogModel; image: GeneratedImage; size: string }> {
   // Without a model, the first enabled image model made for upscaling.
   const model = fields.model
     ? resolveMediaModel(services, fields.model, ['image'])
@@ -134,14 +141,14 @@ export async function upscaleImage(services: ServerServices, caller: MediaCaller
  * Every image becomes a stored file, before the charge is settled (chargedMediaCall's `keep`):
  * a blob store that cannot take them fails the request with its hold released.
  */
-async function storeImages(services: ServerServices, caller: MediaCaller, images: readonly GeneratedImage[]): Promise<StoredFile[]> {
+async function storeImages(services: ImageServices, caller: MediaCaller, images: readonly GeneratedImage[]): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const image of images) files.push(await services.files.save(caller.apiKey.accountId, 'image', image.mediaType, image.data));
   return files;
 }
 
 /** Every stored image becomes a line of the image history. */
-async function recordImages(services: ServerServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, files: readonly StoredFile[]): Promise<void> {
+async function recordImages(services: ImageServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, files: readonly StoredFile[]): Promise<void> {
   const { apiKey, requestId } = caller;
   const records = files.map((file) => ({
     accountId: apiKey.accountId,

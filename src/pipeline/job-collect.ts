@@ -1,6 +1,5 @@
 // Collecting a completed job: its results downloaded and stored as files of the account, then
-// the job ended in one transaction with its settle, history line and webhook (job-store.ts
-// complete). A download that fails, or a blob store that cannot take the result, is retried
+// the job ended in one transaction with its settle, history line and webhook (job-end.ts). A download that fails, or a blob store that cannot take the result, is retried
 // later; a runner that lost the job meanwhile stores nothing more. Downloads are whole buffers
 // (media-transport caps their size), stored with one put each.
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -10,6 +9,7 @@ import type { MediaTarget } from '../vendors/media-types.js';
 import { BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { backoffMs, type JobStep, type JobVendor, stepSignal } from './job-context.js';
+import { completeJob, failJob } from './job-end.js';
 import { jobKinds } from './job-kinds.js';
 
 export async function collectJob(step: JobStep, job: Job, model: CatalogModel, vendor: JobVendor, target: MediaTarget, state: Extract<UpstreamJobState, { state: 'completed' }>): Promise<void> {
@@ -19,7 +19,7 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
   const kind = jobKinds[job.kind];
   const assets = state.assets.slice(0, kind.resultCount(model, state.assets.length));
   if (assets.length === 0) {
-    await jobs.fail(job, owner, { code: 'upstream_empty', message: 'the upstream reported success but offered no result to download', upstreamStatus: state.raw });
+    await failJob(services, job, owner, { code: 'upstream_empty', message: 'the upstream reported success but offered no result to download', upstreamStatus: state.raw });
     return;
   }
   const fileIds: number[] = [];
@@ -52,6 +52,6 @@ export async function collectJob(step: JobStep, job: Job, model: CatalogModel, v
     fileIds.push(file.id);
   }
   const result: JobResult = { fileIds, ...kind.resultDetails(job, assets) };
-  const ended = await jobs.complete(job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw, mediaSeconds: kind.mediaSeconds(job, result) });
+  const ended = await completeJob(services, job, owner, { actualUnits: kind.actualUnits(job, state, config.currency.usdRub), result, upstreamStatus: state.raw, mediaSeconds: kind.mediaSeconds(job, result) });
   if (ended) logger.info({ job_id: job.id, files: fileIds.length, runner: owner }, 'job completed');
 }

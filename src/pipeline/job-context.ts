@@ -4,6 +4,7 @@
 // finding the vendor operations of a job's provider.
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/load.js';
+import type { PendingSettles } from '../billing/pending-settles.js';
 import type { JobStore } from '../jobs/job-store.js';
 import type { Job } from '../jobs/job.js';
 import type { Logger } from '../observability/logger.js';
@@ -25,6 +26,8 @@ export interface JobStepServices {
   readonly routeCooldowns: Map<string, number>;
   readonly files: Files;
   readonly jobs: JobStore;
+  /** Where a job's end settles or releases its hold (job-end.ts, through the charge envelope). */
+  readonly settles: PendingSettles;
   /** The process's clock (services.now): route pauses are measured on it, as for chat and media. */
   readonly now: () => number;
 }

@@ -5,7 +5,7 @@
 import { reportedCostUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job, JobResult } from '../jobs/job.js';
-import type { JobMediaSeconds } from '../jobs/job-store.js';
+import type { JobMediaSeconds } from './job-end.js';
 import type { JobAsset, JobKind, UpstreamJobState } from '../model/jobs.js';
 import type { InputFile } from '../model/media.js';
 import type { JobOperationName } from '../vendors/job-types.js';

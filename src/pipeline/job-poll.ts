@@ -9,13 +9,14 @@ import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
 import { collectJob } from './job-collect.js';
 import { backoffMs, type JobStep, jobVendor, mediaTarget, stepSignal } from './job-context.js';
+import { failJob } from './job-end.js';
 
 export async function pollJob(step: JobStep, job: Job, model: CatalogModel): Promise<void> {
   const { services, owner, lease } = step;
   const { jobs, logger } = services;
   const vendor = jobVendor(services, job.provider, job.kind);
   if (!vendor) {
-    await jobs.fail(job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} of this job is no longer configured` });
+    await failJob(services, job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} of this job is no longer configured` });
     return;
   }
   const { upstream, adapter, operations } = vendor;
@@ -28,7 +29,7 @@ export async function pollJob(step: JobStep, job: Job, model: CatalogModel): Pro
     const failure = { operation: 'job_poll', provider: upstream.name, upstreamModel: job.upstreamModel ?? '', model: job.model, error, attempt: job.polls + 1, fallback: null, jobId: job.id };
     if (error instanceof UpstreamError && !error.retryable) {
       services.upstreamObserver.failure(failure);
-      await jobs.fail(job, owner, { code: 'upstream_error', message: error.message });
+      await failJob(services, job, owner, { code: 'upstream_error', message: error.message });
       return;
     }
     const wait = error instanceof UpstreamError && error.retryAfterMs ? error.retryAfterMs : backoffMs(job.polls);
@@ -55,7 +56,7 @@ export async function pollJob(step: JobStep, job: Job, model: CatalogModel): Pro
       await jobs.reschedule(job, owner, { upstreamStatus: state.raw, nextRunAt: next, polled: true });
       return;
     case 'failed':
-      await jobs.fail(job, owner, { code: state.code, message: state.message, upstreamStatus: state.raw });
+      await failJob(services, job, owner, { code: state.code, message: state.message, upstreamStatus: state.raw });
       return;
     case 'completed':
       await collectJob(step, job, model, vendor, target, state);

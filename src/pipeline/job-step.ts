@@ -5,20 +5,21 @@
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job } from '../jobs/job.js';
 import type { JobStep } from './job-context.js';
+import { failJob } from './job-end.js';
 import { pollJob } from './job-poll.js';
 import { reconcileJob, submitJobUpstream } from './job-submit.js';
 
 export async function advanceJob(step: JobStep, job: Job): Promise<void> {
   const { services, owner } = step;
   if (services.now() >= job.deadlineAt) {
-    await services.jobs.fail(job, owner, { code: 'deadline_exceeded', message: `the job did not finish within ${Math.round(services.config.jobs.deadlineMs / 1000)} s` });
+    await failJob(services, job, owner, { code: 'deadline_exceeded', message: `the job did not finish within ${Math.round(services.config.jobs.deadlineMs / 1000)} s` });
     return;
   }
   let model: CatalogModel;
   try {
     model = services.catalog.resolve(job.model);
   } catch {
-    await services.jobs.fail(job, owner, { code: 'model_unavailable', message: `the model ${job.model} is no longer configured on this gateway` });
+    await failJob(services, job, owner, { code: 'model_unavailable', message: `the model ${job.model} is no longer configured on this gateway` });
     return;
   }
   if (job.upstreamId !== null) await pollJob(step, job, model);

@@ -11,6 +11,7 @@ import { keyedSubmit } from '../vendors/job-types.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
 import { backoffMs, type JobStep, type JobVendor, jobVendor, mediaTarget, stepSignal } from './job-context.js';
+import { failJob } from './job-end.js';
 import { jobKinds } from './job-kinds.js';
 import { availableRoutes, cooldownMs, RouteCannotServe, tryRoutes } from './route-fallback.js';
 
@@ -54,7 +55,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
       if (!(error instanceof UpstreamError)) throw error;
       if (!(error instanceof RouteCannotServe)) {
         if (!error.retryable) {
-          await jobs.fail(job, owner, { code: 'upstream_rejected', message: error.message });
+          await failJob(services, job, owner, { code: 'upstream_rejected', message: error.message });
           return;
         }
         lastError = error;
@@ -83,7 +84,7 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   const { jobs, logger } = services;
   const vendor = jobVendor(services, job.provider, job.kind);
   if (!vendor) {
-    await jobs.fail(job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} this job was being sent to is no longer configured` });
+    await failJob(services, job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} this job was being sent to is no longer configured` });
     return;
   }
   const provider = vendor.upstream.name;
@@ -102,7 +103,7 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   // does): the job may well exist, so it is asked again, like a 429.
   if (!error.retryable && error.status !== 409) {
     services.upstreamObserver.failure(failure);
-    await jobs.fail(job, owner, { code: 'upstream_rejected', message: error.message });
+    await failJob(services, job, owner, { code: 'upstream_rejected', message: error.message });
     return;
   }
   // Refused for now (409, 429, 503): that says nothing of the first send, so the job stays
@@ -160,7 +161,7 @@ async function failUncertain(step: JobStep, job: Job, provider: string, error?: 
     `the gateway could not learn whether ${provider} received this job (${error ? `the submit was cut off: ${(error as Error).message}` : 'its runner stopped before the answer to the submit was stored'}), ` +
     `and ${provider} offers no idempotency key or job list to find out; the job was failed and nothing was charged rather than risk paying for it twice`;
   step.services.logger.error({ err: error, job_id: job.id, provider }, 'job submit outcome unknown at a vendor without idempotency; failing the job and releasing its hold');
-  await step.services.jobs.fail(job, step.owner, { code: 'submit_uncertain', message });
+  await failJob(step.services, job, step.owner, { code: 'submit_uncertain', message });
 }
 
 /**
@@ -214,7 +215,7 @@ async function upstreamRequest(step: JobStep, job: Job): Promise<{ request: unkn
     return { request: await jobKinds[job.kind].upstreamRequest(job.request, input) };
   } catch (error) {
     if (error instanceof JobInputMissingError) {
-      await jobs.fail(job, owner, { code: 'input_file_missing', message: error.message });
+      await failJob(services, job, owner, { code: 'input_file_missing', message: error.message });
       return undefined;
     }
     if (error instanceof BlobStoreUnavailableError) {

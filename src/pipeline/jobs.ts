@@ -4,15 +4,30 @@
 // works whichever process finishes the job.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiKey } from '../auth/api-keys.js';
-import { assertModelAllowed, keyBudget } from '../auth/key-policy.js';
+import { assertScope } from '../auth/assert-scope.js';
+import { assertKeyUsable, assertModelAllowed } from '../auth/key-policy.js';
+import type { Scope } from '../auth/scopes.js';
+import { holdForJob, withCurrentKey, type ChargeServices } from '../billing/charge-envelope.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
+import type { JobKind } from '../model/jobs.js';
 import type { Job } from '../jobs/job.js';
 import { terminalStatuses } from '../jobs/job.js';
 import type { NewJob } from '../jobs/job-store.js';
 import { checkWebhookUrl } from '../jobs/address-guard.js';
-import type { ServerServices } from '../services.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/load.js';
+import type { JobStore } from '../jobs/job-store.js';
+import type { Files } from '../storage/files.js';
 import { invalid } from '../validation/zod-details.js';
+
+/** What creating and waiting for a job uses: the charge envelope's services, the catalog, the job store and the files its inputs are kept as. */
+export interface JobServices extends ChargeServices {
+  readonly catalog: Catalog;
+  readonly config: Config;
+  readonly jobs: JobStore;
+  readonly files: Files;
+}
 
 /** How often a waiting request looks at its job. */
 const waitPollMs = 200;
@@ -24,7 +39,7 @@ export interface ResolvedJobModel {
 }
 
 /** The named model of `type`, or the configured default, or the first enabled one of the type. */
-export function resolveJobModel(services: ServerServices, name: string | undefined, type: ModelType, configuredDefault: string | undefined, accept: (model: CatalogModel) => boolean = () => true): ResolvedJobModel {
+export function resolveJobModel(services: JobServices, name: string | undefined, type: ModelType, configuredDefault: string | undefined, accept: (model: CatalogModel) => boolean = () => true): ResolvedJobModel {
   const requested = name ?? configuredDefault;
   if (requested === undefined) {
     const fallback = services.catalog.enabledModels.find((model) => model.type === type && accept(model));
@@ -38,23 +53,47 @@ export function resolveJobModel(services: ServerServices, name: string | undefin
 }
 
 /** Refuses (422) a webhook URL that is malformed or resolves to an address we do not call. */
-export async function validateWebhookUrl(services: ServerServices, url: string | undefined): Promise<void> {
+export async function validateWebhookUrl(services: JobServices, url: string | undefined): Promise<void> {
   if (url === undefined) return;
   const problem = await checkWebhookUrl(url, services.config.webhooks);
   if (problem) throw invalid(['body', 'webhook_url'], problem, url);
 }
 
-/** `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its budget. */
-export async function createJob(services: ServerServices, input: NewJob & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
+/** The scope a key needs to create each kind of job (the route table's), checked again on a key read anew by the hold. */
+const kindScopes: Record<JobKind, Scope> = { video: 'video', video_upscale: 'video', music: 'music' };
+
+/**
+ * `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its
+ * budget. The hold is placed with the job's row through the charge envelope, the key checked as
+ * it is now; a key changed since the caller read it is read again and the job created again.
+ */
+export async function createJob(services: JobServices, input: Omit<NewJob, 'accountId' | 'keyId'> & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
   const { apiKey, ...job } = input;
   assertModelAllowed(apiKey, job.model);
-  const outcome = await services.jobs.create({ ...job, budget: keyBudget(apiKey, services.now()) });
+  const request = {
+    key: apiKey,
+    model: job.model,
+    requestId: job.requestId,
+    description: job.description,
+    recheck: (fresh: ApiKey) => {
+      assertKeyUsable(fresh, services.now(), undefined);
+      assertScope(fresh, kindScopes[job.kind]);
+      assertModelAllowed(fresh, job.model);
+    },
+  };
+  // Outlives the job's deadline: the runner fails the job (and releases) first.
+  const holdTtlMs = services.config.jobs.deadlineMs + 4 * services.config.jobs.leaseMs;
+  const outcome = await withCurrentKey(services, request, (key) =>
+    services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
+      job.holdUnits > 0n ? holdForJob(services.settles, trx, { ...request, key }, job.holdUnits, holdTtlMs, services.now()) : Promise.resolve(undefined),
+    ),
+  );
   if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }
 
 /** The job once it has ended, or as it is after `timeoutMs` (or when the client went away). */
-export async function waitForJob(services: ServerServices, job: Job, timeoutMs: number, signal: AbortSignal): Promise<Job> {
+export async function waitForJob(services: JobServices, job: Job, timeoutMs: number, signal: AbortSignal): Promise<Job> {
   const until = Date.now() + timeoutMs;
   let current = job;
   while (!terminalStatuses.includes(current.status) && Date.now() < until && !signal.aborted) {

@@ -4,21 +4,38 @@
 // actual price, release on failure. Every media operation goes through `chargedMediaCall`, so
 // none can reach an upstream without the charge path.
 import type { ApiKey } from '../auth/api-keys.js';
-import { assertModelAllowed, keyBudget } from '../auth/key-policy.js';
+import { assertScope } from '../auth/assert-scope.js';
+import { assertKeyUsable, assertModelAllowed } from '../auth/key-policy.js';
+import type { Scope } from '../auth/scopes.js';
+import { openCharge, type ChargeServices } from '../billing/charge-envelope.js';
+import type { KeyLimits } from '../auth/key-limits.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/load.js';
+import type { UpstreamObserver } from './upstream-observer.js';
+import type { Upstream } from '../vendors/shared/http-transport.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
 import type { MediaAdapter, MediaOperation, MediaTarget } from '../vendors/media-types.js';
 import { mediaAdapterFor } from '../vendors/registry.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
 import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';
 import { upstreamFailure } from './upstream-failure.js';
 import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js';
 
+/** What the media charge path uses of a serving process's services. */
+export interface MediaServices extends ChargeServices {
+  readonly catalog: Catalog;
+  readonly config: Config;
+  readonly upstreams: ReadonlyMap<string, Upstream>;
+  readonly routeCooldowns: Map<string, number>;
+  readonly upstreamObserver: UpstreamObserver;
+  readonly keyLimits: Pick<KeyLimits, 'countTokens'>;
+}
+
 /** The model a media request names (or the first enabled model of the type when it names none). */
-export function resolveMediaModel(services: ServerServices, name: string | undefined, types: readonly ModelType[]): CatalogModel {
+export function resolveMediaModel(services: Pick<MediaServices, 'catalog'>, name: string | undefined, types: readonly ModelType[]): CatalogModel {
   if (name === undefined) {
     const fallback = services.catalog.enabledModels.find((model) => types.includes(model.type));
     if (!fallback) throw invalid(['body', 'model'], `no ${types.join('/')} model is available on this gateway`);
@@ -78,98 +95,78 @@ export interface MediaUnits {
 /** The GenAI conventions' operation name of a media operation: embeddings are theirs; the rest generate content. */
 const genAiOperation = (operation: MediaCall<unknown, unknown>['operation']) => (operation === 'embed' ? 'embeddings' : 'generate_content');
 
+/** The scope a key needs for each media operation (the route table's), checked again on a key read anew by the hold. */
+const operationScopes: Record<MediaCall<unknown, unknown>['operation'], Scope> = {
+  generateImages: 'images',
+  editImages: 'images',
+  upscaleImage: 'images',
+  speech: 'audio',
+  transcribe: 'audio',
+  embed: 'embeddings',
+  decide: 'chat',
+};
+
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
-export async function chargedMediaCall<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>): Promise<Result> {
+export async function chargedMediaCall<Request, Result>(services: MediaServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
   const trace = caller.trace ?? noopRequestTrace;
   trace.operation(genAiOperation(call.operation), call.operation);
   assertModelAllowed(caller.apiKey, model.id);
   const started = performance.now();
-  const budget = keyBudget(caller.apiKey, services.now());
-  let hold: Awaited<ReturnType<ServerServices['settles']['hold']>> | undefined;
-  if (call.holdUnits > 0n) {
-    const holdSpan = trace.hold();
-    try {
-      hold = await services.settles.hold(caller.apiKey.accountId, call.holdUnits, {
-        ttlMs: services.config.holds.ttlMs,
-        model: model.id,
-        requestId: caller.requestId,
-        description: call.description,
-        instanceId: services.holdOwner.id,
-        ...(budget ? { budget } : {}),
-      });
-    } catch (error) {
-      holdSpan.end(error);
-      throw error;
-    }
-    holdSpan.amount(hold.amountUnits);
-    holdSpan.end();
-  }
+  const charge = await openCharge(
+    services,
+    {
+      key: caller.apiKey,
+      model: model.id,
+      requestId: caller.requestId,
+      description: call.description,
+      recheck: (fresh) => {
+        assertKeyUsable(fresh, services.now(), undefined);
+        assertScope(fresh, operationScopes[call.operation]);
+        assertModelAllowed(fresh, model.id);
+      },
+      trace,
+    },
+    call.holdUnits,
+  );
   let result: Result;
   const routeTaken: { upstreamModel?: string } = {};
   try {
     result = await callUpstream(services, call, routeTaken, trace);
   } catch (error) {
-    if (hold) await services.settles.release(hold.id);
+    await charge.release();
     throw upstreamFailure(error, services.upstreamObserver);
   }
   if (call.keep) {
     try {
       await call.keep(result);
     } catch (error) {
-      if (hold) await services.settles.release(hold.id);
+      await charge.release();
       throw error;
     }
   }
-  if (hold) {
-    // Retried in the background when the database cannot take it now (pending-settles.ts).
-    const units = call.units(result);
-    // The usage record is written by the settle itself, in the charge's commit (as chat's is).
-    const usage = {
-      request_id: caller.requestId,
-      account_id: caller.apiKey.accountId,
-      key_id: caller.apiKey.id,
-      endpoint: units.endpoint,
-      model: model.id,
-      provider: caller.log.provider ?? '',
-      upstream_model: routeTaken.upstreamModel ?? '',
-      status: 'completed',
-      input_tokens: units.inputTokens ?? 0,
-      cached_input_tokens: 0,
-      cache_write_input_tokens: 0,
-      output_tokens: units.outputTokens ?? 0,
-      reasoning_tokens: 0,
-      estimated: false,
-      latency_ms: Math.round(performance.now() - started),
-      ttft_ms: null,
-      finish_reason: null,
-      created_at: services.now(),
-      images: units.images ?? 0,
-      characters: units.characters ?? 0,
-      audio_seconds: units.audioSeconds ?? 0,
-      video_seconds: 0,
-    } as const;
-    const settleSpan = trace.settle();
-    try {
-      const settlement = await services.settles.settle(hold, call.actualUnits(result), { requestId: caller.requestId, model: model.id, usage });
-      caller.log.chargedUnits = settlement.chargedUnits;
-    } catch (error) {
-      settleSpan.end(error);
-      throw error;
-    }
-    settleSpan.amount(caller.log.chargedUnits);
-    settleSpan.end();
-  }
-  if (caller.apiKey.tpm !== null) {
-    // Media calls that report tokens (embeddings, decisions) count them against the key's tpm.
-    const units = call.units(result);
-    await services.keyLimits.countTokens(caller.apiKey, (units.inputTokens ?? 0) + (units.outputTokens ?? 0));
-  }
+  const units = call.units(result);
+  // The usage record is written by the settle itself, in the charge's commit (as chat's is);
+  // a settle the database cannot take now is retried in the background (pending-settles.ts).
+  const settlement = await charge.settle(call.actualUnits(result), {
+    endpoint: units.endpoint,
+    provider: caller.log.provider,
+    upstreamModel: routeTaken.upstreamModel,
+    inputTokens: units.inputTokens,
+    outputTokens: units.outputTokens,
+    latencyMs: Math.round(performance.now() - started),
+    images: units.images,
+    characters: units.characters,
+    audioSeconds: units.audioSeconds,
+  });
+  caller.log.chargedUnits = settlement.chargedUnits;
+  // Media calls that report tokens (embeddings, decisions) count them against the key's tpm.
+  await services.keyLimits.countTokens(charge.key, (units.inputTokens ?? 0) + (units.outputTokens ?? 0));
   return result;
 }
 
 /** `routeTaken` is told the upstream model of the route that answered. */
-async function callUpstream<Request, Result>(services: ServerServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }, trace: RequestTrace): Promise<Result> {
+async function callUpstream<Request, Result>(services: MediaServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }, trace: RequestTrace): Promise<Result> {
   const routes = availableRoutes(call.model.routes, services.routeCooldowns, services.now());
   if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
   return tryRoutes(

@@ -5,9 +5,8 @@ import { generationPriceUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { MusicFields } from '../dialects/openai-media/music.js';
 import type { Job } from '../jobs/job.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl, type JobServices } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 export interface MusicQuote {
@@ -20,7 +19,7 @@ export interface MusicQuote {
 
 const missing = (field: string, why: string) => invalid(['body', field], `Field required ${why}`, undefined, 'missing');
 
-export function quoteMusic(services: ServerServices, fields: MusicFields): MusicQuote {
+export function quoteMusic(services: JobServices, fields: MusicFields): MusicQuote {
   const { model, deprecated } = resolveJobModel(services, fields.model, 'music', services.config.defaults.musicModel);
   const instrumental = model.config.capabilities.instrumental === true;
   let mode = fields.mode;
@@ -51,7 +50,7 @@ export function quoteMusic(services: ServerServices, fields: MusicFields): Music
   return { model, deprecated, instrumental, request, priceUnits: generationPriceUnits(model.config.pricing) };
 }
 
-export async function createMusic(services: ServerServices, caller: MediaCaller, fields: MusicFields): Promise<{ job: Job; quote: MusicQuote }> {
+export async function createMusic(services: JobServices, caller: MediaCaller, fields: MusicFields): Promise<{ job: Job; quote: MusicQuote }> {
   const quote = quoteMusic(services, fields);
   caller.log.model = quote.model.id;
   await validateWebhookUrl(services, fields.webhook_url);
@@ -59,8 +58,6 @@ export async function createMusic(services: ServerServices, caller: MediaCaller,
   const { job } = await createJob(services, {
     kind: 'music',
     endpoint: 'audio/music',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: quote.model.id,
     request: quote.request,

@@ -8,9 +8,8 @@ import type { VideoUpscaleFields } from '../dialects/openai-media/video-upscale.
 import type { Job } from '../jobs/job.js';
 import { readMp4Info } from '../media-files/mp4.js';
 import type { InputFile } from '../model/media.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl, type JobServices } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 /** Output side: the input's side × factor, rounded to an even number (what video encoders need). */
@@ -28,7 +27,7 @@ export interface VideoUpscaleQuote {
 }
 
 /** The file read and priced with the model: the job's hold and the price endpoint both come from it. */
-export function quoteVideoUpscale(services: ServerServices, fields: VideoUpscaleFields, upload: InputFile): VideoUpscaleQuote {
+export function quoteVideoUpscale(services: JobServices, fields: VideoUpscaleFields, upload: InputFile): VideoUpscaleQuote {
   const info = readMp4Info(upload.data);
   if (!info || info.width <= 0 || info.height <= 0 || info.durationSeconds <= 0) {
     throw invalid(['body', 'video'], `"${upload.filename}" is not an MP4 video whose size and duration can be read`);
@@ -40,7 +39,7 @@ export function quoteVideoUpscale(services: ServerServices, fields: VideoUpscale
   return { model, deprecated, info, factorHundredths, priceUnits };
 }
 
-export async function createVideoUpscale(services: ServerServices, caller: MediaCaller, fields: VideoUpscaleFields, upload: InputFile): Promise<{ job: Job; model: CatalogModel; deprecated: boolean }> {
+export async function createVideoUpscale(services: JobServices, caller: MediaCaller, fields: VideoUpscaleFields, upload: InputFile): Promise<{ job: Job; model: CatalogModel; deprecated: boolean }> {
   const { model, deprecated, info, factorHundredths, priceUnits: holdUnits } = quoteVideoUpscale(services, fields, upload);
   caller.log.model = model.id;
   await validateWebhookUrl(services, fields.webhook_url);
@@ -60,8 +59,6 @@ export async function createVideoUpscale(services: ServerServices, caller: Media
   const { job } = await createJob(services, {
     kind: 'video_upscale',
     endpoint: 'videos/upscale',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: model.id,
     request,

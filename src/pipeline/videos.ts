@@ -5,9 +5,8 @@ import { videoPriceUnits } from '../billing/job-pricing.js';
 import type { Reference, VideoFields } from '../dialects/openai-media/videos.js';
 import type { Job } from '../jobs/job.js';
 import { imageType } from '../media-files/inspect.js';
-import type { ServerServices } from '../services.js';
 import { invalid } from '../validation/zod-details.js';
-import { createJob, resolveJobModel, validateWebhookUrl } from './jobs.js';
+import { createJob, resolveJobModel, validateWebhookUrl, type JobServices } from './jobs.js';
 import type { MediaCaller } from './media.js';
 
 export interface VideoQuote {
@@ -19,7 +18,7 @@ export interface VideoQuote {
   readonly priceUnits: bigint;
 }
 
-export function quoteVideo(services: ServerServices, fields: VideoFields, references: number): VideoQuote {
+export function quoteVideo(services: JobServices, fields: VideoFields, references: number): VideoQuote {
   const { model, deprecated } = resolveJobModel(services, fields.model, 'video', services.config.defaults.videoModel, (candidate) => candidate.config.pricing.per_second !== undefined);
   const capabilities = model.config.capabilities;
   const seconds = fields.seconds === undefined ? (capabilities.durations?.[0] ?? 4) : Number(fields.seconds);
@@ -38,7 +37,7 @@ export function quoteVideo(services: ServerServices, fields: VideoFields, refere
 }
 
 /** A reference as a stored image file of the account (inline bytes are saved as an upload). */
-async function storedReference(services: ServerServices, accountId: string, reference: Reference): Promise<{ id: number; sha256: string }> {
+async function storedReference(services: JobServices, accountId: string, reference: Reference): Promise<{ id: number; sha256: string }> {
   if ('fileId' in reference) {
     const file = await services.files.get(accountId, reference.fileId);
     if (!file || !file.mediaType.startsWith('image/')) throw invalid(reference.loc, `no image file ${reference.fileId} in this account`, reference.fileId);
@@ -50,7 +49,7 @@ async function storedReference(services: ServerServices, accountId: string, refe
   return { id: file.id, sha256: file.sha256 };
 }
 
-export async function createVideo(services: ServerServices, caller: MediaCaller, fields: VideoFields, references: readonly Reference[]): Promise<{ job: Job; quote: VideoQuote }> {
+export async function createVideo(services: JobServices, caller: MediaCaller, fields: VideoFields, references: readonly Reference[]): Promise<{ job: Job; quote: VideoQuote }> {
   // The count prices the job (quote and hold alike); quoteVideo refuses more than the model takes.
   const quote = quoteVideo(services, fields, references.length);
   caller.log.model = quote.modelId;
@@ -66,8 +65,6 @@ export async function createVideo(services: ServerServices, caller: MediaCaller,
   const { job } = await createJob(services, {
     kind: 'video',
     endpoint: 'videos',
-    accountId: apiKey.accountId,
-    keyId: apiKey.id,
     apiKey,
     model: quote.modelId,
     request,

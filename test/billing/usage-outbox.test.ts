@@ -4,7 +4,7 @@
 // usage_records itself and a move does nothing.
 import type { Knex } from 'knex';
 import { Accounts } from '../../src/accounts/accounts.js';
-import type { UsageOfCharge } from '../../src/billing/hold-statements.js';
+import type { UsageOfCharge } from '../../src/billing/usage-record.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { drainUsageOutbox, UsageOutbox } from '../../src/billing/usage-outbox.js';
 import { isPostgres } from '../../src/db/dialect.js';

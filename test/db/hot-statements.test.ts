@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Accounts } from '../../src/accounts/accounts.js';
 import { InsufficientBalanceError } from '../../src/billing/errors.js';
 import { Ledger, type Hold } from '../../src/billing/ledger.js';
-import type { UsageOfCharge } from '../../src/billing/hold-statements.js';
+import type { UsageOfCharge } from '../../src/billing/usage-record.js';
 import { drainUsageOutbox } from '../../src/billing/usage-outbox.js';
 import { hotStatements } from '../../src/db/hot-statements.js';
 import { assertLedgerInvariants, countRun, createTestDatabase, needing, testOnBackends } from '../helpers/backends.js';

@@ -2,6 +2,7 @@
 // downloads; `wait` returns the finished job; every job is charged exactly its quote once, or
 // nothing when it fails; validation names the field; other accounts' ids are 404.
 import OpenAI from 'openai';
+import { cancelJob } from '../../src/pipeline/job-end.js';
 import { readMp4Info } from '../../src/media-files/mp4.js';
 import { testOnBackends } from '../helpers/backends.js';
 import { eventually } from '../helpers/eventually.js';
@@ -68,8 +69,8 @@ testOnBackends('videos: wait returns the completed job; wait_timeout returns it 
   t.is(failed.body.charged_rub, '0.0000');
   const odd = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'sim/video', prompt: 'odd [[sim:job-seconds=0.6]] [[sim:job-unknown]]', seconds: 4, wait: true });
   t.is(odd.body.status, 'completed', 'an undocumented upstream status is logged and polled through');
-  const cancelled = await gateway.services.jobs.cancel(slow.body.id);
-  t.true(cancelled);
+  const cancelled = await cancelJob(gateway.services, slow.body.id, 'cli');
+  t.is(cancelled.status, 'cancelled');
   t.deepEqual(await charges(database, client.accountId), [360_000n, 360_000n], 'the completed jobs only');
   await assertJobMoneySettled(t, database, client.accountId);
 });

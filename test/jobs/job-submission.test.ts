@@ -6,17 +6,28 @@ import { Ledger } from '../../src/billing/ledger.js';
 import { JobStore } from '../../src/jobs/job-store.js';
 import { submitKeyOf } from '../../src/pipeline/job-submit.js';
 import { Generations } from '../../src/storage/generations.js';
+import { holdForJob } from '../../src/billing/charge-envelope.js';
+import { PendingSettles } from '../../src/billing/pending-settles.js';
+import { completeJob, failJob, type JobEndServices } from '../../src/pipeline/job-end.js';
+import { pino } from 'pino';
+import { ApiKeys } from '../../src/auth/api-keys.js';
 import { assertLedgerInvariants, testOnBackends } from '../helpers/backends.js';
 
 const leaseMs = 10_000;
+
+/** What ends a job (src/pipeline/job-end.ts) over this store and ledger. */
+const jobEnds = (jobs: JobStore, ledger: Ledger, now: () => number): JobEndServices => ({ jobs, settles: new PendingSettles(ledger, pino({ level: 'silent' }), { cap: 0 }), config: { storage: { tempTtlMs: 3_600_000 } }, now });
+
 
 testOnBackends('a runner that lost its lease writes nothing: not the submitting record, not the upstream id, not the end', async (t, database) => {
   let now = 1_800_000_000_000;
   const clock = () => now;
   const ledger = new Ledger(database.db, clock);
-  const store = new JobStore({ db: database.db, ledger, generations: new Generations(database.db, clock), deadlineMs: 600_000, leaseMs, publicObject: (job) => ({ id: job.id }), now: clock });
+  const store = new JobStore({ db: database.db, generations: new Generations(database.db, clock), deadlineMs: 600_000, leaseMs, now: clock });
+  const ends = jobEnds(store, ledger, clock);
   const account = await new Accounts(database.db, clock).create('lease-owner');
   await ledger.credit(account.id, 1_000_000n, 'topup');
+  const { apiKey } = await new ApiKeys(database.db, 'gw', clock).create({ accountId: account.id });
   const { job } = await store.create({
     kind: 'video',
     accountId: account.id,
@@ -28,7 +39,7 @@ testOnBackends('a runner that lost its lease writes nothing: not the submitting 
     requestId: 'req_1',
     prompt: 'p',
     description: 'video',
-  });
+  }, (trx) => holdForJob(ends.settles, trx, { key: apiKey, model: 'sim/video', requestId: 'req_1', description: 'video' }, 5000n, 600_000, now));
   t.is(job.submitState, null);
 
   const [claimedByA] = await store.claim('runner-a', 1);
@@ -50,8 +61,8 @@ testOnBackends('a runner that lost its lease writes nothing: not the submitting 
   t.false(await store.renewLease(claimedByA!, 'runner-a'), 'A learns at its next heartbeat that the job is gone');
   t.false(await store.markSubmitting(claimedByA!, 'runner-a', { provider: 'sim', upstreamModel: 'video', key }));
   t.false(await store.reschedule(claimedByA!, 'runner-a', { upstreamId: 'video_from_a', provider: 'sim', upstreamModel: 'video', nextRunAt: now }));
-  t.false(await store.complete(claimedByA!, 'runner-a', { actualUnits: 5000n, result: { fileIds: [] } }));
-  t.false(await store.fail(claimedByA!, 'runner-a', { code: 'x', message: 'x' }));
+  t.false(await completeJob(ends, claimedByA!, 'runner-a', { actualUnits: 5000n, result: { fileIds: [] } }));
+  t.false(await failJob(ends, claimedByA!, 'runner-a', { code: 'x', message: 'x' }));
 
   // B's are stored.
   t.true(await store.renewLease(claimedByB!, 'runner-b'));
@@ -62,7 +73,7 @@ testOnBackends('a runner that lost its lease writes nothing: not the submitting 
   now += 1000;
   const [again] = await store.claim('runner-c', 1);
   t.false(await store.markSubmitting(again!, 'runner-c', { provider: 'sim', upstreamModel: 'video', key }));
-  await store.fail(again!, 'runner-c', { code: 'done', message: 'test over' });
+  await failJob(ends, again!, 'runner-c', { code: 'done', message: 'test over' });
   await assertLedgerInvariants(t, database.db);
 });
 
@@ -70,9 +81,10 @@ testOnBackends('a submit refused outright clears the submitting record: the next
   let now = 1_800_000_000_000;
   const clock = () => now;
   const ledger = new Ledger(database.db, clock);
-  const store = new JobStore({ db: database.db, ledger, generations: new Generations(database.db, clock), deadlineMs: 600_000, leaseMs, publicObject: (job) => ({ id: job.id }), now: clock });
+  const store = new JobStore({ db: database.db, generations: new Generations(database.db, clock), deadlineMs: 600_000, leaseMs, now: clock });
+  const ends = jobEnds(store, ledger, clock);
   const account = await new Accounts(database.db, clock).create('refused');
-  const { job } = await store.create({ kind: 'music', accountId: account.id, keyId: 'key_test', model: 'sim/song', request: { mode: 'simple', prompt: 'p' }, endpoint: 'audio/music', holdUnits: 0n, requestId: 'req_2', prompt: 'p', description: 'music' });
+  const { job } = await store.create({ kind: 'music', accountId: account.id, keyId: 'key_test', model: 'sim/song', request: { mode: 'simple', prompt: 'p' }, endpoint: 'audio/music', holdUnits: 0n, requestId: 'req_2', prompt: 'p', description: 'music' }, async () => undefined);
   const [claimed] = await store.claim('runner-a', 1);
   t.true(await store.markSubmitting(claimed!, 'runner-a', { provider: 'suno', upstreamModel: 'V4_5', key: submitKeyOf(claimed!) }));
   t.true(await store.reschedule(claimed!, 'runner-a', { nextRunAt: now + 1000, polled: true, submitState: null }));

@@ -1,14 +1,15 @@
 import test from 'ava';
 import { pino } from 'pino';
 import { Accounts } from '../../src/accounts/accounts.js';
-import { BatchedInserter, requestLogColumns, usageRecordColumns, type RequestLogEntry, type UsageRecord } from '../../src/observability/batched-inserter.js';
+import { usageRecordColumns, usageRecordDefaults, type UsageRecord } from '../../src/billing/usage-record.js';
+import { BatchedInserter, requestLogColumns, type RequestLogEntry } from '../../src/observability/batched-inserter.js';
 import { testOnBackends } from '../helpers/backends.js';
 
 const silent = pino({ level: 'silent' });
 
 testOnBackends('batched rows go in as written, in order, over several batches: nulls, booleans, large numbers', async (t, { db }) => {
   const account = await new Accounts(db).create('logged');
-  const inserter = new BatchedInserter<UsageRecord>(db, 'usage_records', usageRecordColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000 });
+  const inserter = new BatchedInserter<UsageRecord>(db, 'usage_records', usageRecordColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, defaults: usageRecordDefaults });
   const records: UsageRecord[] = Array.from({ length: 1_201 }, (_, index) => ({
     request_id: `req_${String(index).padStart(5, '0')}`,
     account_id: account.id,
@@ -199,7 +200,7 @@ testOnBackends('a request log batch written again (its commit landed, the answer
     upstream_status: requestId === 'req_c' ? '529' : null,
     source: requestId === 'req_b' ? 'cabinet' : 'api',
   });
-  const first = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
+  const first = new BatchedInserter<RequestLogEntry>(db, 'request_log', requestLogColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id', defaults: usageRecordDefaults });
   first.record(entry('req_a'));
   first.record(entry('req_b'));
   await first.flush();
@@ -242,7 +243,7 @@ testOnBackends('a usage record batch written again (the retry after a lost answe
     finish_reason: null,
     created_at: 1_700_000_000_000,
   });
-  const inserter = new BatchedInserter<UsageRecord>(db, 'usage_records', usageRecordColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id' });
+  const inserter = new BatchedInserter<UsageRecord>(db, 'usage_records', usageRecordColumns, silent, { intervalMs: 10_000, batchSize: 500, maxQueued: 20_000, uniqueBy: 'request_id', defaults: usageRecordDefaults });
   inserter.record(record('req_u1'));
   inserter.record(record('req_u2'));
   await inserter.flush();

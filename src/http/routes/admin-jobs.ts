@@ -2,7 +2,7 @@
 // `gateway jobs cancel`: its hold released, nothing charged, audited with the actor).
 import * as schemas from '../../admin/schemas.js';
 import { limitedList } from '../../cli/list-output.js';
-import { cancelJob } from '../../jobs/cancel-job.js';
+import { cancelJob } from '../../pipeline/job-end.js';
 import { presentJob, presentJobSummary } from '../../jobs/present.js';
 import { validate } from '../../validation/zod-details.js';
 import type { Handler } from '../state.js';
@@ -19,6 +19,6 @@ export const listJobs: Handler = async (ctx, services) => {
 
 /** 404 for an unknown job; 409 job_already_ended when it had ended (nothing changed). */
 export const cancelJobRoute: Handler = async (ctx, services) => {
-  const job = await cancelJob(services.jobs, ctx.params.id!, actorOf(ctx));
+  const job = await cancelJob(services, ctx.params.id!, actorOf(ctx));
   ctx.body = { ...presentJob(job, services.config.storage.tempTtlMs), cancelled: true };
 };
