@@ -4,7 +4,7 @@
 //
 // A batch that fails is not lost: it goes back to the head of the queue and is retried with
 // backoff (250 ms doubling to 5 s) — for as long as the database is unreachable
-// (src/db/errors.ts), or a few times for any other error (a batch the database refuses for
+// (src/errors/database-unavailable.ts), or a few times for any other error (a batch the database refuses for
 // what it is would otherwise block the queue forever). The queue is bounded (`maxQueued`,
 // 20,000 rows per table by default: a few MB, minutes of traffic at the usual rates): beyond
 // it the oldest rows are dropped, counted (gateway_records_dropped_total{table} in /metrics)

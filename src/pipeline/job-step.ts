@@ -1,4 +1,4 @@
-// One step of an async job, as the runner (jobs/runner.ts) calls it for a claimed job: a job
+// One step of an async job, as the job runner (pipeline/job-runner.ts) calls it for a claimed job: a job
 // past its deadline fails, a job whose model left the catalog fails, a job with an upstream id
 // is polled (job-poll.ts), a job found mid-submit is reconciled, any other is submitted
 // (job-submit.ts). Each ends by storing its state; what it throws the runner retries later.
