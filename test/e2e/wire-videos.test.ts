@@ -34,7 +34,15 @@ testOnBackends('videos: list pages as videos.list() asks, delete removes the con
   const deleted = await openai.videos.delete(ids[0]!);
   t.deepEqual(deleted, { id: ids[0], object: 'video.deleted', deleted: true });
   t.is(((await t.throwsAsync(openai.videos.downloadContent(ids[0]!))) as any).status, 404, 'the content is gone');
-  t.is((await openai.videos.retrieve(ids[0]!)).status, 'completed', 'the job (and its charge) stays');
+  // Issue 34 item 7: gone for its owner as on OpenAI; the charge stays in the history.
+  const retrieved = (await t.throwsAsync(openai.videos.retrieve(ids[0]!))) as any;
+  t.is(retrieved.status, 404, 'a deleted video is not found');
+  t.is(retrieved.error.message, `No video found with id '${ids[0]}'.`);
+  t.is(((await t.throwsAsync(openai.videos.delete(ids[0]!))) as any).status, 404, 'deleting it again: not found');
+  t.deepEqual((await openai.videos.list()).data.map((video) => video.id), [ids[2], ids[1]], 'nor listed');
+  t.deepEqual((await openai.videos.list({ after: ids[1]!, limit: 5 })).data.map((video) => video.id), [], 'after the deleted one: nothing older');
+  const history = await api(gateway, client.key, 'GET', '/v1/history');
+  t.deepEqual(history.body.data.filter((row: any) => row.kind === 'charge').map((row: any) => row.amount_rub), ['-36.0000', '-36.0000', '-36.0000'], 'its charge stays in the history');
   t.is((await openai.videos.downloadContent(ids[1]!)).status, 200, 'the others are untouched');
   t.is(((await t.throwsAsync(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: stranger.key, maxRetries: 0 }).videos.delete(ids[1]!))) as any).status, 404);
   t.deepEqual(await charges(database, client.accountId), [360_000n, 360_000n, 360_000n]);
