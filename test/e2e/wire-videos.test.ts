@@ -87,3 +87,20 @@ testOnBackends('videos: input_references and every input_reference shape are acc
   t.deepEqual(missing.body.detail[0].loc, ['body', 'input_references', 0]);
   await assertJobMoneySettled(t, database, client.accountId);
 });
+
+// Issue 34 item 14: the spec's video prompt is 1–30000 characters, on the quote as on the create.
+testOnBackends('videos: the prompt is 1–30000 characters on /videos/price and /videos alike', async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const base = { model: 'sim/video', seconds: '4' };
+  const longest = `[[sim:job-seconds=0.1]] ${'w'.repeat(30_000)}`.slice(0, 30_000);
+  t.is((await api(gateway, client.key, 'POST', '/v1/videos/price', { ...base, prompt: longest })).body.price_rub, '36.0000');
+  for (const path of ['/v1/videos/price', '/v1/videos']) {
+    const over = await api(gateway, client.key, 'POST', path, { ...base, prompt: `${longest}w` });
+    t.is(over.status, 422, path);
+    t.like(over.body.detail[0], { loc: ['body', 'prompt'], type: 'string_too_long', ctx: { max_length: 30_000 } });
+    const empty = await api(gateway, client.key, 'POST', path, { ...base, prompt: '' });
+    t.like(empty.body.detail[0], { loc: ['body', 'prompt'], type: 'string_too_short', ctx: { min_length: 1 } });
+  }
+  t.deepEqual(await charges(database, client.accountId), []);
+});
