@@ -72,6 +72,11 @@ export function checkCatalog(config: Config): CheckProblem[] {
     if (input && cached && compare(cached, input) > 0) {
       add('pricing.per_1m_cached_input_tokens', 'error', `cached input (${cached}) costs more than input (${input})`);
     }
+    // Chat usage reports cached input tokens; without their price they cost the full input
+    // price (billing/chat-pricing.ts), which is rarely what the vendor charges.
+    if (input && !cached && (model.type === 'text' || model.type === 'search')) {
+      add('pricing.per_1m_cached_input_tokens', 'warning', `no cached input price: cached input tokens are charged at the full input price (${input})`);
+    }
     const routes = model.routes ?? (model.route ? [model.route] : []);
     const enabled = routes.filter((route) => config.providers[route.provider]?.enabled);
     if (enabled.length === 0) {

@@ -22,7 +22,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { JobKind, JobStatus } from '../model/jobs.js';
 import type { Generations, GenerationType } from '../storage/generations.js';
 import { newId } from '../util/ids.js';
-import { activeStatuses, type Job, jobFromRow, type JobResult } from './job.js';
+import { activeStatuses, type Job, jobFromRow, type JobResult, terminalStatuses } from './job.js';
 
 export class IdempotencyConflictError extends DomainError {
   override readonly catalogCode = 'idempotency_key_reused';
@@ -170,6 +170,15 @@ export class JobStore {
     return row ? jobFromRow(row) : undefined;
   }
 
+  /**
+   * Marks a finished job deleted by its owner (DELETE /v1/videos/{id}); false when it is not
+   * there to delete (unknown, another account's, already deleted, or still running).
+   */
+  async markDeleted(accountId: string, id: string): Promise<boolean> {
+    const changed = await this.db('jobs').where({ id, account_id: accountId }).whereNull('deleted_at').whereIn('status', terminalStatuses).update({ deleted_at: this.now() });
+    return changed > 0;
+  }
+
   async list(filter: { accountId?: string; status?: JobStatus; kind?: JobKind[]; limit: number }): Promise<Job[]> {
     const query = this.db('jobs').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit);
     if (filter.accountId) query.where({ account_id: filter.accountId });
@@ -184,8 +193,9 @@ export class JobStore {
    * one of these jobs.
    */
   async page(accountId: string, kinds: readonly JobKind[], options: { afterId?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ jobs: Job[]; hasMore: boolean } | undefined> {
-    const query = this.db('jobs').where({ account_id: accountId }).whereIn('kind', kinds);
+    const query = this.db('jobs').where({ account_id: accountId }).whereIn('kind', kinds).whereNull('deleted_at');
     if (options.afterId !== undefined) {
+      // A job deleted since the previous page still marks its place, so the next page follows on.
       const after = await this.db('jobs').where({ account_id: accountId, id: options.afterId }).whereIn('kind', kinds).first();
       if (!after) return undefined;
       const beyond = options.order === 'desc' ? '<' : '>';

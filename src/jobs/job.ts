@@ -58,6 +58,8 @@ export interface Job {
   readonly createdAt: number;
   readonly startedAt: number | null;
   readonly completedAt: number | null;
+  /** When the owner deleted it (DELETE /v1/videos/{id}): gone for the owner, kept for the ledger and the operator. */
+  readonly deletedAt: number | null;
 }
 
 export type JobRow = Record<string, unknown>;
@@ -99,5 +101,6 @@ export function jobFromRow(row: JobRow): Job {
     createdAt: Number(row.created_at),
     startedAt: numberOrNull(row.started_at),
     completedAt: numberOrNull(row.completed_at),
+    deletedAt: numberOrNull(row.deleted_at),
   };
 }

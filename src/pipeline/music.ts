@@ -1,5 +1,5 @@
 // Music jobs, priced flat per generation: the fields fitted to the model (a song model takes
-// lyrics in custom mode, an instrumental model none, its `mode` chosen from what it was given),
+// lyrics in custom mode, an instrumental model none and its `mode` follows what it was given),
 // priced (the price endpoint calls the same quote), and the job created with its hold (jobs.ts).
 import { generationPriceUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
@@ -17,36 +17,47 @@ export interface MusicQuote {
   readonly priceUnits: bigint;
 }
 
-const missing = (field: string, why: string) => invalid(['body', field], `Field required ${why}`, undefined, 'missing');
+const missing = (field: string, why: string) => invalid(['body', field], `Field required${why}`, undefined, 'missing');
 
+/** What stands in for a description when `prompt` is left out: the title and the style given. */
+function describedBy(fields: MusicFields): string | undefined {
+  const parts = [fields.title, fields.style].filter((part) => part !== '');
+  return parts.length > 0 ? parts.join(' — ') : undefined;
+}
+
+/**
+ * A song model: custom mode when words are given (`lyrics`, or in custom mode a `prompt` of the
+ * older shape); otherwise simple mode, whose description is the `prompt`, else the title and
+ * style (nothing of the request left unused).
+ */
+function songRequest(fields: MusicFields): Record<string, unknown> {
+  const lyrics = fields.lyrics ?? (fields.mode === 'custom' ? fields.prompt : undefined);
+  if (fields.mode === 'custom' || fields.lyrics !== undefined) {
+    if (lyrics === undefined) throw missing('lyrics', ' in custom mode (the words of the song)');
+    return { mode: 'custom', prompt: fields.prompt, lyrics, style: fields.style, title: fields.title };
+  }
+  const description = fields.prompt ?? describedBy(fields);
+  if (description === undefined) throw missing('prompt', ': a description (prompt), or lyrics, style or title');
+  return { mode: 'simple', prompt: description };
+}
+
+/**
+ * An instrumental model ignores `mode` (it has no words): custom mode when both a style and a
+ * title are given, else a description — the `prompt`, else the title or style given.
+ */
+function instrumentalRequest(fields: MusicFields): Record<string, unknown> {
+  if (fields.style !== '' && fields.title !== '') return { mode: 'custom', prompt: fields.prompt, style: fields.style, title: fields.title };
+  const description = fields.prompt ?? describedBy(fields);
+  if (description === undefined) throw missing('prompt', ': a description (prompt), or a style and a title');
+  return { mode: 'simple', prompt: description };
+}
+
+// `prompt` takes up to 5000 characters in every mode (the spec); a vendor with a smaller limit
+// is fitted by its adapter.
 export function quoteMusic(services: JobServices, fields: MusicFields): MusicQuote {
   const { model, deprecated } = resolveJobModel(services, fields.model, 'music', services.config.defaults.musicModel);
   const instrumental = model.config.capabilities.instrumental === true;
-  let mode = fields.mode;
-  // Custom mode's words: `lyrics`; a client of the older shape put them in `prompt`.
-  const lyrics = fields.lyrics ?? (fields.mode === 'custom' ? fields.prompt : undefined);
-  if (instrumental) {
-    // No lyrics: a description (prompt), or a style and a title, is all an instrumental takes.
-    mode = fields.style !== '' && fields.title !== '' ? 'custom' : 'simple';
-    if (mode === 'simple' && fields.prompt === undefined) throw missing('prompt', 'for an instrumental without style and title');
-  } else if (mode === 'simple') {
-    if (fields.prompt === undefined) throw missing('prompt', 'in simple mode (a description of the song)');
-  } else if (lyrics === undefined) {
-    throw missing('lyrics', 'in custom mode (the words of the song)');
-  }
-  if (mode === 'simple' && fields.prompt !== undefined && fields.prompt.length > 500) {
-    throw invalid(['body', 'prompt'], 'String should have at most 500 characters in simple mode (a description)', fields.prompt, 'string_too_long');
-  }
-  const custom = mode === 'custom';
-  const request = {
-    mode,
-    prompt: fields.prompt,
-    lyrics: custom && !instrumental ? lyrics : undefined,
-    style: custom ? fields.style : undefined,
-    title: custom ? fields.title : undefined,
-    instrumental,
-    negative_tags: fields.negative_tags,
-  };
+  const request = { ...(instrumental ? instrumentalRequest(fields) : songRequest(fields)), instrumental, negative_tags: fields.negative_tags };
   return { model, deprecated, instrumental, request, priceUnits: generationPriceUnits(model.config.pricing) };
 }
 

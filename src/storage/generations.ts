@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { formatRub, unitsFromSql, unitsToSql } from '../util/money.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { decodeIdCursor } from './cursor.js';
+import { readIdCursor } from './cursor.js';
 
 export const generationTypes = ['image', 'video', 'music'] as const;
 export type GenerationType = (typeof generationTypes)[number];
@@ -139,14 +139,19 @@ export class Generations {
       });
   }
 
-  /** Newest first, optionally of one type; `cursor` is the previous page's nextCursor (a row id). */
-  async list(accountId: string, options: { type?: GenerationType; cursor?: string | number; limit: number }): Promise<{ items: Generation[]; nextCursor: number | null }> {
-    const query = this.db('generations').where({ account_id: accountId }).orderBy('row_id', 'desc').limit(options.limit + 1);
-    if (options.type) query.andWhere({ type: options.type });
-    if (options.cursor !== undefined) query.andWhere('row_id', '<', decodeIdCursor('gen', options.cursor));
+  /**
+   * One type's entries, newest first. The cursor is the spec's: the id (per-type number) of the
+   * previous page's last item, which is also `nextCursor`; an older opaque cursor holds a row id.
+   */
+  async list(accountId: string, options: { type: GenerationType; cursor?: string | number; limit: number }): Promise<{ items: Generation[]; nextCursor: number | null }> {
+    const query = this.db('generations').where({ account_id: accountId, type: options.type }).orderBy('number', 'desc').limit(options.limit + 1);
+    if (options.cursor !== undefined) {
+      const cursor = readIdCursor('gen', options.cursor);
+      query.andWhere(cursor.opaque ? 'row_id' : 'number', '<', cursor.id);
+    }
     const rows = await query;
     const items = rows.slice(0, options.limit).map(generationFromRow);
-    return { items, nextCursor: rows.length > options.limit ? items.at(-1)!.rowId : null };
+    return { items, nextCursor: rows.length > options.limit ? items.at(-1)!.number : null };
   }
 
   async get(accountId: string, type: GenerationType, number: number): Promise<Generation | undefined> {

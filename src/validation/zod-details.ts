@@ -83,6 +83,8 @@ export function toDetail(issue: z.core.$ZodIssue, location: Location): Validatio
         : detail('greater_than', `Input should be greater than ${min}`, { gt: min });
     }
     case 'invalid_value': {
+      // A required enum left out is missing, as pydantic says, not a wrong value.
+      if (input === undefined) return { loc, msg: 'Field required', type: 'missing' };
       const expected = quoteList(issue.values);
       return issue.values.length === 1
         ? detail('literal_error', `Input should be ${expected}`, { expected })

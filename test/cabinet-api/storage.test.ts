@@ -104,7 +104,7 @@ testOnBackends("another account's generations and files are a 404 on every cabin
     t.is(response.status, 404, `${method} ${path}`);
     t.is((await json(response)).error.code, 'not_found', `${method} ${path}`);
   }
-  t.deepEqual((await json(await call(gateway, other, 'GET', '/cabinet/api/generations'))).data, []);
+  t.deepEqual((await json(await call(gateway, other, 'GET', '/cabinet/api/generations?type=image'))).data, []);
   t.deepEqual((await json(await call(gateway, other, 'GET', '/cabinet/api/files'))).data, []);
   const intact = await json(await call(gateway, owner.login, 'GET', `/cabinet/api/generations/image/${generation.id}`));
   t.like(intact.files[0], { id: fileId, permanent: false });

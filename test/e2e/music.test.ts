@@ -47,7 +47,7 @@ testOnBackends('music: limits and modes are validated by field; Range on a track
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });
   const cases: [Record<string, unknown>, string][] = [
     [{ mode: 'simple' }, 'prompt'],
-    [{ mode: 'simple', prompt: 'x'.repeat(501) }, 'prompt'],
+    [{ mode: 'simple', prompt: 'x'.repeat(5001) }, 'prompt'], // issue 34 item 11: 5000 in every mode
     // Issue 14 item 7: style and title may be empty (the spec's defaults); limits 500 and 200.
     [{ mode: 'custom', style: 'pop', title: 'T' }, 'lyrics'],
     [{ mode: 'custom', prompt: 'x'.repeat(5001), style: 'pop', title: 'T' }, 'prompt'],
@@ -96,5 +96,37 @@ testOnBackends("music per the spec: `lyrics` is custom mode's words, style and t
   t.deepEqual(tooLong.body.detail[0].loc, ['body', 'lyrics']);
   const empty = await api(gateway, client.key, 'POST', '/v1/audio/music/price', { model: 'sim/song', mode: 'simple', prompt: 'a calm song', style: '', title: '' });
   t.is(empty.status, 200, 'empty style and title are valid');
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
+// Issue 34 item 11: `prompt` takes up to 5000 characters in every mode; an instrumental model
+// ignores `mode`; `prompt` may be left out when lyrics, style or title carry the request.
+testOnBackends('music: a 5000-character prompt in any mode, the instrumental ignores mode, lyrics, style or title stand in for a prompt', async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const long = `[[sim:job-seconds=0.1]] ${'a quiet harbour at dawn, '.repeat(200)}`.slice(0, 5000);
+  const fast = ' [[sim:job-seconds=0.1]]';
+  const accepted: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['song, simple, 5000-character prompt', { model: 'sim/song', prompt: long }, { mode: 'simple', prompt: long }],
+    ['instrumental, mode custom, prompt only', { model: 'sim/instrumental', mode: 'custom', prompt: long }, { mode: 'simple', prompt: long, instrumental: true }],
+    ['instrumental, mode simple, style and title only', { model: 'sim/instrumental', mode: 'simple', style: `ambient${fast}`, title: 'Harbour' }, { mode: 'custom', style: `ambient${fast}`, title: 'Harbour' }],
+    ['instrumental, style only', { model: 'sim/instrumental', style: `ambient drone${fast}` }, { mode: 'simple', prompt: `ambient drone${fast}` }],
+    ['song, lyrics only', { model: 'sim/song', lyrics: `[Verse] lights on the water${fast}`, style: 'folk', title: 'Lights' }, { mode: 'custom', lyrics: `[Verse] lights on the water${fast}`, prompt: null }],
+    ['song, title only', { model: 'sim/song', title: `Harbour Song${fast}` }, { mode: 'simple', prompt: `Harbour Song${fast}` }],
+  ];
+  for (const [name, body, expected] of accepted) {
+    const quote = await api(gateway, client.key, 'POST', '/v1/audio/music/price', body);
+    t.is(quote.status, 200, `${name}: ${JSON.stringify(quote.body).slice(0, 200)}`);
+    const made = await api(gateway, client.key, 'POST', '/v1/audio/music', { ...body, wait: true });
+    t.is(made.status, 200, name);
+    t.like(made.body, { status: 'completed', charged_rub: quote.body.price_rub, ...expected }, name);
+  }
+  const nothing = await api(gateway, client.key, 'POST', '/v1/audio/music', { model: 'sim/song' });
+  t.is(nothing.status, 422);
+  t.deepEqual(nothing.body.detail[0].loc, ['body', 'prompt']);
+  t.is(nothing.body.detail[0].msg, 'Field required: a description (prompt), or lyrics, style or title');
+  const tooLong = await api(gateway, client.key, 'POST', '/v1/audio/music', { model: 'sim/song', prompt: `${long}!` });
+  t.is(tooLong.status, 422);
+  t.like(tooLong.body.detail[0], { loc: ['body', 'prompt'], type: 'string_too_long', ctx: { max_length: 5000 } });
   await assertJobMoneySettled(t, database, client.accountId);
 });

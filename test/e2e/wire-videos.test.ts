@@ -34,7 +34,15 @@ testOnBackends('videos: list pages as videos.list() asks, delete removes the con
   const deleted = await openai.videos.delete(ids[0]!);
   t.deepEqual(deleted, { id: ids[0], object: 'video.deleted', deleted: true });
   t.is(((await t.throwsAsync(openai.videos.downloadContent(ids[0]!))) as any).status, 404, 'the content is gone');
-  t.is((await openai.videos.retrieve(ids[0]!)).status, 'completed', 'the job (and its charge) stays');
+  // Issue 34 item 7: gone for its owner as on OpenAI; the charge stays in the history.
+  const retrieved = (await t.throwsAsync(openai.videos.retrieve(ids[0]!))) as any;
+  t.is(retrieved.status, 404, 'a deleted video is not found');
+  t.is(retrieved.error.message, `No video found with id '${ids[0]}'.`);
+  t.is(((await t.throwsAsync(openai.videos.delete(ids[0]!))) as any).status, 404, 'deleting it again: not found');
+  t.deepEqual((await openai.videos.list()).data.map((video) => video.id), [ids[2], ids[1]], 'nor listed');
+  t.deepEqual((await openai.videos.list({ after: ids[1]!, limit: 5 })).data.map((video) => video.id), [], 'after the deleted one: nothing older');
+  const history = await api(gateway, client.key, 'GET', '/v1/history');
+  t.deepEqual(history.body.data.filter((row: any) => row.kind === 'charge').map((row: any) => row.amount_rub), ['-36.0000', '-36.0000', '-36.0000'], 'its charge stays in the history');
   t.is((await openai.videos.downloadContent(ids[1]!)).status, 200, 'the others are untouched');
   t.is(((await t.throwsAsync(new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: stranger.key, maxRetries: 0 }).videos.delete(ids[1]!))) as any).status, 404);
   t.deepEqual(await charges(database, client.accountId), [360_000n, 360_000n, 360_000n]);
@@ -78,4 +86,21 @@ testOnBackends('videos: input_references and every input_reference shape are acc
   t.is(missing.status, 422);
   t.deepEqual(missing.body.detail[0].loc, ['body', 'input_references', 0]);
   await assertJobMoneySettled(t, database, client.accountId);
+});
+
+// Issue 34 item 14: the spec's video prompt is 1–30000 characters, on the quote as on the create.
+testOnBackends('videos: the prompt is 1–30000 characters on /videos/price and /videos alike', async (t, database) => {
+  const gateway = await startJobGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const base = { model: 'sim/video', seconds: '4' };
+  const longest = `[[sim:job-seconds=0.1]] ${'w'.repeat(30_000)}`.slice(0, 30_000);
+  t.is((await api(gateway, client.key, 'POST', '/v1/videos/price', { ...base, prompt: longest })).body.price_rub, '36.0000');
+  for (const path of ['/v1/videos/price', '/v1/videos']) {
+    const over = await api(gateway, client.key, 'POST', path, { ...base, prompt: `${longest}w` });
+    t.is(over.status, 422, path);
+    t.like(over.body.detail[0], { loc: ['body', 'prompt'], type: 'string_too_long', ctx: { max_length: 30_000 } });
+    const empty = await api(gateway, client.key, 'POST', path, { ...base, prompt: '' });
+    t.like(empty.body.detail[0], { loc: ['body', 'prompt'], type: 'string_too_short', ctx: { min_length: 1 } });
+  }
+  t.deepEqual(await charges(database, client.accountId), []);
 });

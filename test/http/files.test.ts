@@ -81,7 +81,7 @@ testOnBackends('generations: per-type ids, newest first, type filter, content by
   const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
   await openai.images.generate({ model: 'sim/image', prompt: 'first', n: 2 } as any);
   await openai.images.generate({ model: 'sim/image', prompt: 'second' } as any);
-  const all = await api(gateway, client.key, 'GET', '/v1/generations');
+  const all = await api(gateway, client.key, 'GET', '/v1/generations?type=image');
   t.is(all.status, 200);
   t.deepEqual(all.body.data.map((item: any) => item.prompt), ['second', 'first', 'first']);
   const [newest] = all.body.data;

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { jobControlFields } from './job-control.js';
 
-// The spec's fields: `prompt` (a description; at most 500 characters in simple mode, the
-// vendors' limit) and `lyrics` (custom mode's words) up to 5000 characters each, `style` up to
-// 500 and `title` up to 200, both empty by default. The Suno adapter fits them to the vendor.
+// The spec's fields: `prompt` (a description) and `lyrics` (custom mode's words) up to 5000
+// characters each in every mode, `style` up to 500 and `title` up to 200, both empty by default.
+// The Suno adapter fits them to the vendor.
 export const musicFields = z.object({
   model: z.string().min(1).optional(),
   mode: z.enum(['simple', 'custom']).default('simple'),

@@ -10,8 +10,8 @@ import { jobControlFields } from './job-control.js';
 export const maxVideoReferenceBytes = 25 * 1024 * 1024;
 
 export const videoFields = z.object({
-  // The spec's pages give 1–4000 and 1–32000; the wider bound is taken so no valid prompt is refused.
-  prompt: z.string().min(1).max(32_000),
+  // The spec's bounds, 1–30000 characters; the price endpoint reads the same fields.
+  prompt: z.string().min(1).max(30_000),
   model: z.string().min(1).optional(),
   seconds: z.union([z.string().regex(/^\d{1,3}$/, 'expected whole seconds such as "4"'), z.number().int().positive().max(600)]).optional(),
   size: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected a size "<width>x<height>" such as "1280x720"').optional(),

@@ -12,7 +12,8 @@ import type { Handler } from '../state.js';
 import { listPage, ownFile, pageQuery, withCursor } from './files.js';
 import { ownGeneration } from './generations.js';
 
-const listQuery = pageQuery.extend({ type: z.enum(generationTypes).optional() });
+// The spec lists one type at a time (its ids and cursor count within the type): `type` is required.
+const listQuery = pageQuery.extend({ type: z.enum(generationTypes) });
 
 /**
  * The /v1 generation object with `files`: one entry per file_ids entry, in order — the file

@@ -1,4 +1,4 @@
-// GET /v1/generations[?type=image|video|music], GET /v1/generations/{type}/{id} and
+// GET /v1/generations?type=image|video|music, GET /v1/generations/{type}/{id} and
 // GET /v1/generations/{type}/{id}/content?index=N: the key's own account's generation history,
 // newest first; ids are numbered per type; content is one of the entry's files, with Range.
 import { z } from 'zod';
@@ -9,7 +9,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { Context, Handler } from '../state.js';
 import { integerPathId, listPage, pageQuery, sendStoredFile, withCursor } from './files.js';
 
-const listQuery = pageQuery.extend({ type: z.enum(generationTypes).optional() });
+// The spec lists one type at a time (its ids and cursor count within the type): `type` is required.
+const listQuery = pageQuery.extend({ type: z.enum(generationTypes) });
 
 export const listGenerations: Handler = async (ctx, services) => {
   const query = validate(listQuery, ctx.query, 'query');

@@ -31,10 +31,13 @@ export function markDeprecated(ctx: Context, services: ServerServices, requested
   services.logger.warn({ request_id: ctx.state.requestId, requested, served }, 'deprecated model name used; served by its replacement');
 }
 
-/** The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an unknown one. */
+/**
+ * The caller's job of one of `kinds`; another account's (or another kind's) id is a 404 like an
+ * unknown one, and so is a job its owner deleted (as OpenAI answers for a deleted video).
+ */
 export async function ownJob(ctx: Context, services: ServerServices, kinds: readonly Job['kind'][], noun: string): Promise<Job> {
   const job = await services.jobs.get(ctx.state.apiKey!.accountId, ctx.params.id ?? '');
-  if (!job || !kinds.includes(job.kind)) throw new GatewayError('not_found', `No ${noun} found with id '${ctx.params.id}'.`);
+  if (!job || !kinds.includes(job.kind) || job.deletedAt !== null) throw new GatewayError('not_found', `No ${noun} found with id '${ctx.params.id}'.`);
   return job;
 }
 

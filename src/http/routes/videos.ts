@@ -77,8 +77,9 @@ export const listVideos: Handler = async (ctx, services) => {
 };
 
 /**
- * DELETE /v1/videos/{id}: the stored content goes at once; the job stays (it was charged, and
- * the ledger and history keep pointing at it), and its content is then a 404.
+ * DELETE /v1/videos/{id}: the stored content goes at once and the video is gone for its owner
+ * (retrieve, content, list and a second delete are 404s, as on OpenAI); the job row stays
+ * marked deleted: it was charged, and the ledger and the generation history keep pointing at it.
  */
 export const deleteVideo: Handler = async (ctx, services) => {
   const job = await ownJob(ctx, services, [...videoKinds], 'video');
@@ -86,6 +87,8 @@ export const deleteVideo: Handler = async (ctx, services) => {
   if (job.status === 'queued' || job.status === 'in_progress') {
     throw new GatewayError('video_not_finished', `Video '${job.id}' is still ${job.status}: delete it once it has finished.`);
   }
+  // Marked first: a concurrent second delete finds it gone instead of answering deleted twice.
+  if (!(await services.jobs.markDeleted(job.accountId, job.id))) throw new GatewayError('not_found', `No video found with id '${job.id}'.`);
   for (const fileId of job.result?.fileIds ?? []) await services.files.remove(job.accountId, fileId);
   ctx.body = { id: job.id, object: 'video.deleted', deleted: true };
 };

@@ -54,6 +54,15 @@ function vendorTitle(title: string | undefined, lyrics: string | undefined): str
   return (title?.trim() || firstLine || 'Untitled').slice(0, 100);
 }
 
+/** Suno's simple mode takes a description of at most 500 characters; the spec allows 5000: the rest is cut at a word. */
+const sunoDescriptionLimit = 500;
+function vendorDescription(prompt: string | undefined): string | undefined {
+  if (prompt === undefined || prompt.length <= sunoDescriptionLimit) return prompt;
+  const cut = prompt.slice(0, sunoDescriptionLimit);
+  const lastSpace = cut.lastIndexOf(' ');
+  return (lastSpace > sunoDescriptionLimit / 2 ? cut.slice(0, lastSpace) : cut).trimEnd();
+}
+
 const submit: JobOperations<MusicJobRequest>['submit'] = {
   build: (request, target) => {
     const [model, variant] = target.model.split(':', 2);
@@ -69,7 +78,7 @@ const submit: JobOperations<MusicJobRequest>['submit'] = {
           instrumental,
           model,
           // Suno reads custom mode's lyrics from `prompt`.
-          prompt: custom && !instrumental ? (request.lyrics ?? request.prompt) : request.prompt,
+          prompt: custom && !instrumental ? (request.lyrics ?? request.prompt) : custom ? request.prompt : vendorDescription(request.prompt),
           style: custom ? vendorStyle(request.style) : undefined,
           title: custom ? vendorTitle(request.title, request.lyrics ?? request.prompt) : undefined,
           negativeTags: request.negativeTags,

@@ -1,4 +1,4 @@
-// The playground's video panels. A video from a prompt (up to 32,000 characters) with the
+// The playground's video panels. A video from a prompt (up to 30,000 characters, the spec's bound) with the
 // model's durations and sizes and up to its number of reference images (uploads sent as data:
 // URLs, gallery images by their file id, so the price route and the job see the same body); an upscale of an uploaded MP4 or of a video
 // from the gallery (its content fetched from the cabinet and sent as the upload). Each is
@@ -16,7 +16,7 @@ import type { Generation } from './gallery.js';
 import { contentUrl } from './gallery.js';
 
 /** The seed's create page takes prompts this long (and /v1/videos accepts them). */
-const maxVideoPrompt = 32_000;
+const maxVideoPrompt = 30_000;
 
 interface VideoQuote {
   seconds: string;
