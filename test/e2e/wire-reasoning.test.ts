@@ -40,7 +40,7 @@ testOnBackends('reasoning effort: off, the spec names and the aliases are accept
   // `max` on a model whose list stops at `high` is refused, naming the field and the spec's names.
   const refused = (await t.throwsAsync(openai.chat.completions.create({ model: 'sim/reasoning', reasoning_effort: 'max' as never, messages: [{ role: 'user', content: 'hi' }] }))) as any;
   t.is(refused.status, 422);
-  t.regex(refused.message, /reasoning effort 'max' is not supported by sim\/reasoning; use one of 'minimal', 'low', 'medium', 'high', 'off'/);
+  t.regex(refused.message, /reasoning_effort "max" is not supported by sim\/reasoning: use one of 'minimal', 'low', 'medium', 'high', 'off'/);
 });
 
 testOnBackends('reasoning tokens are reported: chat completion_tokens_details and responses output_tokens_details, streamed and not, over every upstream kind', async (t, database) => {
