@@ -107,3 +107,64 @@ testOnBackends('a refused reasoning setting quotes what the client sent, in ever
   const none = await openai.chat.completions.create({ model: 'sim/chat', reasoning_effort: 'none', messages: [{ role: 'user', content: 'hi' }] });
   t.is(none.choices[0]!.finish_reason, 'stop');
 });
+
+testOnBackends('chat completions: an assistant message may leave out content or send null, with or without tool calls, over every upstream kind', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const toolCalls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }];
+  const histories: Record<string, unknown[]> = {
+    'null content with tool calls': [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', content: null, tool_calls: toolCalls }, { role: 'tool', tool_call_id: 'call_1', content: 'sunny' }],
+    'no content with tool calls': [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', tool_calls: toolCalls }, { role: 'tool', tool_call_id: 'call_1', content: 'sunny' }],
+    'null content alone': [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }, { role: 'user', content: 'hi again' }],
+    'no content alone': [{ role: 'user', content: 'hi' }, { role: 'assistant' }, { role: 'user', content: 'hi again' }],
+  };
+  for (const kind of upstreamKinds) {
+    for (const [name, messages] of Object.entries(histories)) {
+      for (const stream of [false, true]) {
+        // Raw bodies: the SDK's types would not let a test send what Python clients send.
+        const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          // Tools only where the history used them: with tools on offer the simulator calls one.
+          body: JSON.stringify({ model: `${kind}/chat`, ...(name.includes('tool calls') ? { tools } : {}), messages, stream }),
+        });
+        const text = await response.text();
+        t.is(response.status, 200, `${kind} ${name} stream=${stream}: ${text.slice(0, 300)}`);
+        if (!stream) t.is((JSON.parse(text) as { choices: { finish_reason: string }[] }).choices[0]!.finish_reason, 'stop', `${kind} ${name}`);
+        else t.true(text.trimEnd().endsWith('data: [DONE]'), `${kind} ${name} streamed`);
+      }
+    }
+  }
+});
+
+testOnBackends('xhigh is a reasoning level of its own, between high and max, in the catalog, the requests and the answers', async (t, database) => {
+  const model = (id: string, efforts: string[]) => ({
+    id,
+    name: id,
+    type: 'text',
+    route: { provider: 'openai', model: 'reasoning' },
+    pricing: testPrices,
+    capabilities: { reasoning_efforts: efforts, max_output_tokens: 32768 },
+  });
+  const gateway = await startChatGateway(t, database, { models: [model('t/openai-like', ['low', 'high', 'xhigh']), model('t/anthropic-like', ['low', 'high', 'max'])] });
+  const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0, timeout: 60_000 });
+  t.deepEqual(((await openai.models.retrieve('t/openai-like')) as any).capabilities.reasoning_efforts, ['low', 'high', 'xhigh']);
+  t.deepEqual(((await openai.models.retrieve('t/anthropic-like')) as any).capabilities.reasoning_efforts, ['low', 'high', 'max']);
+  // Served as asked, and the answer echoes the level asked, not another.
+  const response = await openai.responses.create({ model: 't/openai-like', reasoning: { effort: 'xhigh' }, input: 'hi' });
+  t.is(response.status, 'completed');
+  t.is(response.reasoning!.effort, 'xhigh');
+  const chat = await openai.chat.completions.create({ model: 't/openai-like', reasoning_effort: 'xhigh', messages: [{ role: 'user', content: 'hi' }] });
+  t.true(chat.usage!.completion_tokens_details!.reasoning_tokens! > 0);
+  // A level the model does not list is refused like any other, quoted as sent.
+  const noXhigh = (await t.throwsAsync(openai.chat.completions.create({ model: 't/anthropic-like', reasoning_effort: 'xhigh', messages: [{ role: 'user', content: 'hi' }] }))) as any;
+  t.is(noXhigh.message, `422 body.reasoning_effort: reasoning_effort "xhigh" is not supported by t/anthropic-like: use one of 'low', 'high', 'max'`);
+  const noMax = (await t.throwsAsync(openai.responses.create({ model: 't/openai-like', reasoning: { effort: 'max' as never }, input: 'hi' }))) as any;
+  t.is(noMax.message, `422 body.reasoning.effort: reasoning.effort "max" is not supported by t/openai-like: use one of 'low', 'high', 'xhigh'`);
+  // As a hint (Anthropic's output_config.effort) it lands on the closest level, the stronger on a tie.
+  const hinted = await anthropic.messages.create({ model: 't/anthropic-like', max_tokens: 32_000, output_config: { effort: 'xhigh' as never }, messages: [{ role: 'user', content: 'hi' }] });
+  t.is(hinted.stop_reason, 'end_turn');
+});
