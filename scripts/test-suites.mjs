@@ -35,6 +35,7 @@ export const processSuites = [
   'test/chaos/**/*.test.ts',
   'test/bench/**/*.test.ts',
   'test/docs/readme-examples.test.ts',
+  'test/e2e/claude-code.test.ts',
   'test/e2e/hold-owners-crash.test.ts',
   'test/e2e/jobs-crash.test.ts',
   'test/e2e/jobs-multi-instance.test.ts',

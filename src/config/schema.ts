@@ -101,7 +101,7 @@ export type Pricing = z.infer<typeof pricingSchema>;
 
 export const capabilitiesSchema = z.strictObject({
   // text / search
-  // The spec's names; `none`/`xhigh` are read as `off`/`max` (the catalog shows the spec's names).
+  // The levels (`xhigh` is one of its own); `none` is read as `off` (the catalog shows the level names).
   reasoning_efforts: z.array(z.enum(acceptedReasoningEfforts).transform(normalizeReasoningEffort)).optional(),
   can_disable_reasoning: z.boolean().optional(),
   vision: z.boolean().optional(),

@@ -7,6 +7,9 @@ import type { Context } from './state.js';
 export function koaSink(ctx: Context): ResponseSink {
   const { res } = ctx;
   return {
+    setHeader(name, value) {
+      ctx.set(name, value);
+    },
     startStream() {
       ctx.status = 200;
       ctx.respond = false;

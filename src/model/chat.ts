@@ -8,7 +8,7 @@
 // finish reasons (the provider's raw value is kept next to the normalized one).
 
 /** The spec's effort names, weakest first; 'off' disables reasoning (model/reasoning.ts reads the aliases). */
-export type ReasoningEffort = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'max';
+export type ReasoningEffort = 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 // ---------------------------------------------------------------- request
 

@@ -1,17 +1,18 @@
 // Reasoning effort ⇄ thinking budget, one table for every dialect and adapter, so a request
 // that crosses from one vocabulary to the other and back lands where it started.
-// Names: the spec's (`off` … `max`); OpenAI's `none` and `xhigh` are read as aliases of the
-// same levels (clients and the shipped catalog use both), never as levels of their own.
+// Names: the spec's (`off` … `max`) and OpenAI's `xhigh`, a level of its own between `high` and
+// `max` (OpenAI's strongest; `max` is the spec's and Anthropic's). OpenAI's `none` is read as an
+// alias of `off`.
 import type { ReasoningEffort } from './chat.js';
 
 /** The spec's efforts, weakest first. */
-export const reasoningEffortNames = ['off', 'minimal', 'low', 'medium', 'high', 'max'] as const satisfies readonly ReasoningEffort[];
+export const reasoningEffortNames = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const satisfies readonly ReasoningEffort[];
 
 /** Other names for the same levels (OpenAI's vocabulary). */
-const aliases: Record<string, ReasoningEffort> = { none: 'off', xhigh: 'max' };
+const aliases: Record<string, ReasoningEffort> = { none: 'off' };
 
-/** Every name a request or the config may use: the spec's, then the aliases. */
-export const acceptedReasoningEfforts = [...reasoningEffortNames, 'none', 'xhigh'] as const;
+/** Every name a request or the config may use: the levels, then the aliases. */
+export const acceptedReasoningEfforts = [...reasoningEffortNames, 'none'] as const;
 export type AcceptedReasoningEffort = (typeof acceptedReasoningEfforts)[number];
 
 /** The spec name of an accepted effort name. */
@@ -43,6 +44,8 @@ export const thinkingBudgets: Record<Exclude<ReasoningEffort, 'off'>, number> = 
   low: 2048,
   medium: 8192,
   high: 16384,
+  // Halfway between high and max: Anthropic's budgets are a scale, not levels.
+  xhigh: 24576,
   max: 32768,
 };
 

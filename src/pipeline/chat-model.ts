@@ -29,19 +29,23 @@ export function capabilitiesOf(model: CatalogModel): ModelCapabilities {
 export interface ResolvedChat {
   readonly model: CatalogModel;
   readonly capabilities: ModelCapabilities;
-  /** The request with a hinted effort fitted to the model. */
+  /** The request fitted to the model: a hinted effort, and an output budget above the model's limit clamped to it. */
   readonly request: ChatRequest;
+  /** The client's output budget when it was above the model's limit (request.maxOutputTokens then holds the limit). */
+  readonly maxOutputTokensClampedFrom?: number;
 }
 
 /**
  * Resolves the model of a decoded request and checks it can serve this request for this key.
- * The request comes back with a hinted effort fitted to the model.
+ * The request comes back fitted to the model (effort hint, output budget). `body` is the request
+ * as sent, so that a refusal quotes what the client wrote rather than the decoded value.
  */
 export function resolveChatModel(
   catalog: Catalog,
   dialect: Dialect,
   decoded: ChatRequest,
   apiKey: ApiKey,
+  body?: unknown,
 ): ResolvedChat {
   const model = catalog.resolve(decoded.model);
   if (model.type !== 'text' && model.type !== 'search') {
@@ -50,9 +54,29 @@ export function resolveChatModel(
   if (model.type === 'search') assertScope(apiKey, 'search');
   assertModelAllowed(apiKey, model.id, decoded.model);
   const capabilities = capabilitiesOf(model);
-  const request = fitEffortHint(decoded, capabilities);
-  checkCapabilities(dialect, request, capabilities, model.id);
-  return { model, capabilities, request };
+  const fitted = fitEffortHint(decoded, capabilities);
+  checkCapabilities(dialect, fitted, capabilities, model.id, body);
+  const request = withoutPointlessOff(clampOutputBudget(fitted, capabilities), capabilities);
+  const clampedFrom = request.maxOutputTokens === fitted.maxOutputTokens ? undefined : fitted.maxOutputTokens;
+  return { model, capabilities, request, ...(clampedFrom === undefined ? {} : { maxOutputTokensClampedFrom: clampedFrom }) };
+}
+
+/**
+ * An output budget above the model's limit is served at the limit, not refused: coding agents
+ * send one budget for every model (Claude Code: 32000), and the vendors' own APIs of the smaller
+ * models are the exception in refusing it. The hold and the context-window fit use the limit;
+ * the response says so in a header (x-gateway-max-tokens-clamped).
+ */
+function clampOutputBudget(request: ChatRequest, capabilities: ModelCapabilities): ChatRequest {
+  if (request.maxOutputTokens === undefined || request.maxOutputTokens <= capabilities.maxOutputTokens) return request;
+  return { ...request, maxOutputTokens: capabilities.maxOutputTokens };
+}
+
+/** Reasoning switched off on a model that does not reason: nothing to switch off, the request goes without it. */
+function withoutPointlessOff(request: ChatRequest, capabilities: ModelCapabilities): ChatRequest {
+  if (request.reasoningEffort !== 'off' || capabilities.reasoningEfforts.length > 0) return request;
+  const { reasoningEffort: _off, ...rest } = request;
+  return rest;
 }
 
 /** The efforts a model accepts: its list, and 'off' where reasoning can be switched off. */
@@ -73,18 +97,18 @@ function fitEffortHint(request: ChatRequest, capabilities: ModelCapabilities): C
   return effort === undefined ? rest : { ...rest, reasoningEffort: effort };
 }
 
-function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities: ModelCapabilities, modelId: string): void {
+function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities: ModelCapabilities, modelId: string, body: unknown): void {
   const { locations } = dialect;
   const effort = request.reasoningEffort;
-  if (effort !== undefined) {
+  // 'off' on a model that does not reason asks for what it does anyway.
+  const pointlessOff = effort === 'off' && capabilities.reasoningEfforts.length === 0;
+  if (effort !== undefined && !pointlessOff) {
     const allowed = allowedEfforts(capabilities);
     if (!allowed.includes(effort)) {
-      const choices = allowed.length > 0 ? `one of ${allowed.map((e) => `'${e}'`).join(', ')}` : 'not set: this model does not reason';
-      throw invalid([...locations.reasoningEffort], `reasoning effort '${effort}' is not supported by ${modelId}; use ${choices}`, effort);
+      const choices = allowed.length > 0 ? `use one of ${allowed.map((e) => `'${e}'`).join(', ')}` : 'this model does not reason; leave it out';
+      const sent = valueAt(body, locations.reasoningEffort) ?? effort;
+      throw invalid([...locations.reasoningEffort], `${fieldName(locations.reasoningEffort)} ${JSON.stringify(sent)} is not supported by ${modelId}: ${choices}`, sent);
     }
-  }
-  if (request.maxOutputTokens !== undefined && request.maxOutputTokens > capabilities.maxOutputTokens) {
-    throw invalid([...locations.maxOutputTokens], `Input should be less than or equal to ${capabilities.maxOutputTokens} (the output limit of ${modelId})`, request.maxOutputTokens, 'less_than_equal');
   }
   if (!capabilities.vision && request.messages.some((m) => m.content.some((p) => p.type === 'image' || (p.type === 'tool_result' && p.content.some((c) => c.type === 'image'))))) {
     throw invalid([...locations.messages], `${modelId} does not accept images`);
@@ -92,4 +116,19 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
   if (!capabilities.tools && request.tools.length > 0) {
     throw invalid([...locations.tools], `${modelId} does not support tools`);
   }
+}
+
+/** The field of a location as a client writes it: ['body', 'reasoning', 'effort'] → reasoning.effort. */
+function fieldName(loc: readonly (string | number)[]): string {
+  return loc.filter((part, i) => !(i === 0 && part === 'body')).join('.');
+}
+
+/** The value the client sent at a location of its body, if any. */
+function valueAt(body: unknown, loc: readonly (string | number)[]): unknown {
+  let value: unknown = { body };
+  for (const part of loc) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[part];
+  }
+  return value ?? undefined;
 }

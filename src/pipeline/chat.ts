@@ -53,6 +53,9 @@ export interface ChatInput {
   readonly trace?: RequestTrace;
 }
 
+/** Names an output budget served lower than asked, because the model's limit is lower: `<requested>-><used>`. */
+export const maxTokensClampedHeader = 'x-gateway-max-tokens-clamped';
+
 export interface ChatOutcome {
   model: string;
   chargedUnits: bigint;
@@ -65,6 +68,9 @@ export async function runChat(services: ChatServices, input: ChatInput): Promise
   const { resolved, key } = await resolveForKey(services, input);
   input.log.model = resolved.model.id;
   const held = await holdFor(services, input, resolved, key, trace);
+  if (resolved.maxOutputTokensClampedFrom !== undefined) {
+    input.sink.setHeader(maxTokensClampedHeader, `${resolved.maxOutputTokensClampedFrom}->${held.maxOutputTokens}`);
+  }
   const relay = new ChatRelay(
     input.dialect,
     resolved.request,
@@ -94,13 +100,13 @@ export async function runChat(services: ChatServices, input: ChatInput): Promise
 async function resolveForKey(services: ChatServices, input: ChatInput): Promise<{ resolved: ResolvedChat; key: ApiKey }> {
   const decoded = input.dialect.decodeRequest(input.body);
   try {
-    return { resolved: resolveChatModel(services.catalog, input.dialect, decoded, input.apiKey), key: input.apiKey };
+    return { resolved: resolveChatModel(services.catalog, input.dialect, decoded, input.apiKey, input.body), key: input.apiKey };
   } catch (error) {
     if (!(error instanceof GatewayError && (error.code === 'model_not_allowed' || error.code === 'insufficient_scope'))) throw error;
     const fresh = await services.apiKeys.refresh(input.apiKey.id);
     if (fresh.revision === input.apiKey.revision) throw error;
     assertKeyUsable(fresh, services.now(), input.address);
-    return { resolved: resolveChatModel(services.catalog, input.dialect, decoded, fresh), key: fresh };
+    return { resolved: resolveChatModel(services.catalog, input.dialect, decoded, fresh, input.body), key: fresh };
   }
 }
 

@@ -2,6 +2,8 @@
 // stream committed (status 200, headers) on the first write. The HTTP layer implements it.
 
 export interface ResponseSink {
+  /** Sets a response header; only before the response is committed (startStream or sendJson). */
+  setHeader(name: string, value: string): void;
   /** Commits the 200 and the SSE headers. Nothing can be an HTTP error after this. */
   startStream(): void;
   /** Writes SSE text immediately (no buffering). */

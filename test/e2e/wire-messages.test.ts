@@ -2,7 +2,7 @@
 // fields coding agents send) depend on, checked through the official Anthropic SDK.
 import Anthropic from '@anthropic-ai/sdk';
 import { testOnBackends } from '../helpers/backends.js';
-import { startChatGateway, upstreamKinds } from '../helpers/chat-gateway.js';
+import { startChatGateway, testPrices, upstreamKinds } from '../helpers/chat-gateway.js';
 
 function anthropicClient(url: string, key: string): Anthropic {
   return new Anthropic({ baseURL: url, apiKey: key, maxRetries: 0 });
@@ -24,7 +24,9 @@ testOnBackends('messages: text blocks without citations carry no `citations` key
 });
 
 testOnBackends('messages: output_config.effort is a hint, accepted on every model; a refused thinking names body.thinking', async (t, database) => {
-  const gateway = await startChatGateway(t, database);
+  const gateway = await startChatGateway(t, database, {
+    models: [{ id: 't/always-thinks', name: 'always thinks', type: 'text', route: { provider: 'sim', model: 'reasoning' }, pricing: testPrices, capabilities: { reasoning_efforts: ['high'], max_output_tokens: 32768 } }],
+  });
   const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
   const client = anthropicClient(gateway.url, key);
   for (const kind of upstreamKinds) {
@@ -36,14 +38,15 @@ testOnBackends('messages: output_config.effort is a hint, accepted on every mode
     const strong = await client.messages.create({ model: `${kind}/reasoning`, max_tokens: 20_000, output_config: { effort: 'max' }, messages: [{ role: 'user', content: 'hello' }] });
     t.is(strong.stop_reason, 'end_turn', `${kind}/reasoning`);
   }
-  // What the client asked for explicitly is still checked, and the error names the field it came from.
+  // What the client asked for explicitly is still checked, and the error names the field it came from
+  // (issue 34: thinking enabled is a hint too; disabling reasoning a model cannot switch off is not).
   const refused = await fetch(`${gateway.url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'sim/chat', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({ model: 't/always-thinks', max_tokens: 4096, thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'hi' }] }),
   });
   t.is(refused.status, 422);
   const body = (await refused.json()) as { detail: { loc: string[] }[]; error: { message: string } };
   t.deepEqual(body.detail[0]!.loc, ['body', 'thinking']);
-  t.regex(body.error.message, /does not reason/);
+  t.is(body.error.message, `body.thinking: thinking {"type":"disabled"} is not supported by t/always-thinks: use one of 'high'`);
 });

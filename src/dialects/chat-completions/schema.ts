@@ -94,7 +94,7 @@ export const chatCompletionsRequestSchema = z.object({
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   stop: byJsonType({ string: z.string(), array: z.array(z.string()).max(4) }, 'a string or a list of strings').nullish(),
-  // The spec's names, and OpenAI's `none`/`xhigh` as aliases of `off`/`max`.
+  // The spec's names with OpenAI's `xhigh` (a level of its own), and `none` as an alias of `off`.
   reasoning_effort: z.enum(acceptedReasoningEfforts).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),

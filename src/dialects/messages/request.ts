@@ -3,7 +3,8 @@
 //   user/assistant turns keep their blocks in order (tool_use.input → JSON text arguments);
 //   thinking: enabled → the effort whose budget covers budget_tokens, disabled → 'off',
 //     adaptive → the model's default; output_config.effort, when given, names the effort directly
-//     (`max` stays `max`) as a hint the pipeline fits to the model; a disabled thinking wins over it.
+//     (`max` stays `max`); both are hints the pipeline fits to the model (closest level, ignored by
+//     a model that does not reason); a disabled thinking wins over them.
 import type {
   AssistantContentPart,
   ChatMessage,
@@ -66,7 +67,9 @@ function decodeBody(input: MessagesBody): ChatRequest {
     topP: input.top_p ?? undefined,
     stop: input.stop_sequences ?? [],
     reasoningEffort: decodeEffort(input),
-    reasoningEffortIsHint: input.thinking?.type !== 'disabled' && input.output_config?.effort != null ? true : undefined,
+    // A thinking budget is a hint too: Anthropic's models that do not think ignore it, and Claude
+    // Code sends one by default; the budget is served at the model's closest level.
+    reasoningEffortIsHint: input.thinking?.type === 'enabled' || (input.thinking?.type !== 'disabled' && input.output_config?.effort != null) ? true : undefined,
     user: input.metadata?.user_id ?? undefined,
     stream: input.stream ?? false,
     includeUsage: false,

@@ -36,7 +36,7 @@ const bodySchema = z.object({
   max_output_tokens: z.int().min(1).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  // The spec's names, and OpenAI's `none`/`xhigh` as aliases of `off`/`max`.
+  // The spec's names with OpenAI's `xhigh` (a level of its own), and `none` as an alias of `off`.
   reasoning: z.object({ effort: z.enum(acceptedReasoningEfforts).nullish() }).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),

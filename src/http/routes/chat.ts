@@ -26,7 +26,7 @@ export function chatHandler(dialect: Dialect): Handler {
 
 export const countTokens: Handler = (ctx, services) => {
   const request = decodeCountTokensRequest(ctx.request.body);
-  const { model } = resolveChatModel(services.catalog, messagesDialect, request, ctx.state.apiKey!);
+  const { model } = resolveChatModel(services.catalog, messagesDialect, request, ctx.state.apiKey!, ctx.request.body);
   ctx.state.model = model.id;
   ctx.body = encodeCountTokens(estimateInputTokens(request));
 };

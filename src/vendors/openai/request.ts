@@ -71,7 +71,8 @@ function toolChoiceOf(choice: ToolChoice): string | { type: 'function'; function
 /**
  * Only models that list efforts take `reasoning_effort` (others reject the field). 'off'
  * goes up only when the model lists it; otherwise "no reasoning" is the model's own default.
- * OpenAI names the ends of the scale `none` and `xhigh`.
+ * OpenAI names the ends of the scale `none` and `xhigh`: `max`, above its strongest level, is sent
+ * as its nearest, `xhigh`.
  */
 function reasoningEffortFor(effort: ReasoningEffort | undefined, capabilities: ModelCapabilities): string | undefined {
   if (effort === undefined || capabilities.reasoningEfforts.length === 0) return undefined;
