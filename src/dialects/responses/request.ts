@@ -47,6 +47,11 @@ const bodySchema = z.object({
   previous_response_id: z.string().nullish(),
   conversation: z.unknown().optional(),
   background: z.boolean().nullish(),
+  // OpenAI's limits: at most 16 pairs, keys up to 64 characters, values up to 512.
+  metadata: z
+    .record(z.string().max(64), z.string().max(512))
+    .refine((pairs) => Object.keys(pairs).length <= 16, { message: 'metadata may hold at most 16 key-value pairs' })
+    .nullish(),
 });
 
 const statelessHint = 'this endpoint is stateless: send the full conversation in `input`';
@@ -345,5 +350,8 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
     stream: body.stream ?? false,
     includeUsage: true,
     ...(responseFormat ? { responseFormat } : {}),
+    ...(body.instructions != null || body.metadata != null
+      ? { echo: { ...(body.instructions != null ? { instructions: body.instructions } : {}), ...(body.metadata != null ? { metadata: body.metadata } : {}) } }
+      : {}),
   };
 }
