@@ -6,7 +6,7 @@
 // are written by hand after that source. The gateway resolves ids it returned to the same
 // account in the last minutes; unknown ids are a 422 naming the input item.
 import OpenAI from 'openai';
-import { testOnBackends } from '../helpers/backends.js';
+import { createTestDatabase, needing, redisUrl, testOnBackends } from '../helpers/backends.js';
 import { startChatGateway } from '../helpers/chat-gateway.js';
 
 const tools = [
@@ -96,4 +96,24 @@ testOnBackends('item_reference: an unknown id, or one returned to another accoun
   // The owner's own id resolves.
   const ok = await post(owner.key, messageId);
   t.is(ok.status, 200);
+});
+
+needing('postgres', 'redis')('item_reference across instances sharing Redis and PostgreSQL: an item returned by one instance resolves on the other', async (t) => {
+  const database = await createTestDatabase('postgres');
+  t.teardown(() => database.drop());
+  const env = { GATEWAY_CACHE_URL: redisUrl! };
+  const first = await startChatGateway(t, database, { env });
+  const second = await startChatGateway(t, database, { env });
+  const { key } = await first.newClient({ balanceUnits: 10_000_000n });
+  const base = { model: 'sim/reasoning', tools, tool_choice: 'auto' as const, reasoning: { effort: 'low' as const } };
+  const step = await new OpenAI({ baseURL: `${first.url}/v1`, apiKey: key, maxRetries: 0 }).responses.create({ ...base, input: [question] });
+  const reasoning = step.output.find((item): item is OpenAI.Responses.ResponseReasoningItem => item.type === 'reasoning')!;
+  const call = step.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call')!;
+  const result = { type: 'function_call_output' as const, call_id: call.call_id, output: 'sunny' };
+  const onSecond = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 });
+  const referred = await onSecond.responses.create({ ...base, input: [question, { type: 'item_reference', id: reasoning.id }, call, result] });
+  const inline = await onSecond.responses.create({ ...base, input: [question, reasoning, call, result] as never });
+  t.is(referred.status, 'completed');
+  t.is(referred.usage!.input_tokens, inline.usage!.input_tokens);
+  t.is(referred.output_text, inline.output_text);
 });
