@@ -204,8 +204,9 @@ export async function openServerServices(
   const simulator = needsSimulator(config.providers) || paymentsNeedSimulator(config) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
-  // Items are larger than prefix marks: fewer are kept in memory (the oldest go first).
-  const returnedItemsStore = await createKeyv<unknown>(config.cache.url, 'returned-items', { redisClient: redis?.client, maxEntries: 20_000 });
+  // Items (a message, a reasoning item with its signature: a few KB) are larger than prefix
+  // marks: fewer are kept in memory, the oldest going first (about 10k items in 5 minutes).
+  const returnedItemsStore = await createKeyv<unknown>(config.cache.url, 'returned-items', { redisClient: redis?.client, maxEntries: 10_000 });
   const oidcLogins = new OidcLogins(config.cabinet.oidc, await createKeyv(config.cache.url, 'oidc-login', { redisClient: redis?.client, maxEntries: 10_000 }), base.now);
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
