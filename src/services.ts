@@ -36,6 +36,7 @@ import { admitInstance, blobStoreIdentity } from './storage/shared-storage.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
+import { ReturnedItems } from './pipeline/returned-items.js';
 import { JobStore } from './jobs/job-store.js';
 import { referralHooks } from './referrals/referral-hooks.js';
 import { openPayments, paymentsNeedSimulator, type PaymentServices } from './payments/open-payments.js';
@@ -85,6 +86,8 @@ export interface ServerServices extends Services {
   readonly upstreams: Map<string, Upstream>;
   /** Gateway-side prompt-cache accounting for models with capabilities.prompt_cache. */
   readonly prefixTracker: PrefixTracker;
+  /** Output items returned in the last minutes, per account, for Responses `item_reference`. */
+  readonly returnedItems: ReturnedItems;
   /** Routes ("provider:model") an upstream asked us to leave alone, until the time given (ms). */
   readonly routeCooldowns: Map<string, number>;
   readonly files: Files;
@@ -201,6 +204,9 @@ export async function openServerServices(
   const simulator = needsSimulator(config.providers) || paymentsNeedSimulator(config) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
   const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
+  // Items (a message, a reasoning item with its signature: a few KB) are larger than prefix
+  // marks: fewer are kept in memory, the oldest going first (about 10k items in 5 minutes).
+  const returnedItemsStore = await createKeyv<unknown>(config.cache.url, 'returned-items', { redisClient: redis?.client, maxEntries: 10_000 });
   const oidcLogins = new OidcLogins(config.cabinet.oidc, await createKeyv(config.cache.url, 'oidc-login', { redisClient: redis?.client, maxEntries: 10_000 }), base.now);
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
@@ -250,6 +256,7 @@ export async function openServerServices(
     usageRecords,
     upstreams,
     prefixTracker: new PrefixTracker(prefixStore, redis ? (work) => redis.run(() => work()) : undefined),
+    returnedItems: new ReturnedItems(returnedItemsStore, redis ? (work) => redis.run(() => work()) : undefined),
     routeCooldowns: new Map(),
     files: openFiles(base),
     generations,

@@ -25,6 +25,28 @@ export interface StreamEncoder {
 /** A dialect's error body for a refused request (the HTTP shell sets status and headers). */
 export type ErrorEncoder = (error: GatewayError, requestId: string) => Record<string, unknown>;
 
+/** An id an input item refers to, and where (the 422 `loc` when it is unknown). */
+export interface ReferencedItem {
+  readonly loc: (string | number)[];
+  readonly id: string;
+}
+
+/**
+ * For dialects whose requests may refer to output items of earlier answers by id (Responses
+ * `item_reference`): the pipeline keeps the items an answer returned and puts them back in
+ * place of the references before the body is decoded.
+ */
+export interface ItemReferences {
+  /** The ids a request body refers to. */
+  referencedIds(body: unknown): ReferencedItem[];
+  /** The body with each reference whose id is in `items` replaced by that item. */
+  substitute(body: unknown, items: ReadonlyMap<string, unknown>): unknown;
+  /** What the client reads about an id that names no item kept for its account. */
+  unknownItemMessage(id: string, keptMinutes: number): string;
+  /** The output items of an answer that later requests may refer to, as the client received them. */
+  returnedItems(result: ChatResult, request: ChatRequest): { id: string; item: unknown }[];
+}
+
 export interface Dialect {
   readonly name: 'chat-completions' | 'messages' | 'responses';
   readonly locations: DialectLocations;
@@ -39,4 +61,6 @@ export interface Dialect {
   createStreamEncoder(request: ChatRequest, context: { id: string; created: number }): StreamEncoder;
   /** The JSON body of a refused request, in this dialect's shape. */
   readonly encodeError: ErrorEncoder;
+  /** Absent in dialects whose requests cannot refer to earlier output items. */
+  readonly itemReferences?: ItemReferences;
 }

@@ -134,6 +134,11 @@ export interface ChatRequest {
   readonly includeUsage: boolean;
   /** Structured output; absent for plain text (the common case costs nothing). */
   readonly responseFormat?: ResponseFormat;
+  /**
+   * What the client's answer object echoes back as sent (Responses `instructions` and
+   * `metadata`); the instructions also take part in `system`, which is what upstreams see.
+   */
+  readonly echo?: { readonly instructions?: string; readonly metadata?: Readonly<Record<string, string>> };
 }
 
 // ---------------------------------------------------------------- result and stream

@@ -9,7 +9,7 @@
 // - the answer accumulated so far, which meter.ts bills and the non-streaming answer is made of.
 import type { Dialect, StreamEncoder } from '../dialects/types.js';
 import { ResultAccumulator } from '../model/accumulate.js';
-import type { ChatRequest, StreamPart, Usage } from '../model/chat.js';
+import type { ChatRequest, ChatResult, StreamPart, Usage } from '../model/chat.js';
 import { countTextTokens } from '../model/token-estimate.js';
 import type { ResponseSink } from './sink.js';
 
@@ -108,15 +108,21 @@ export class ChatRelay {
     clearInterval(this.keepAlive);
   }
 
+  /** The answer as it will be sent (the id the client sees: the upstream's, else the request's). */
+  result(usage: Usage, estimated: boolean): ChatResult {
+    const result = this.accumulator.result({ created: this.created, usage, usageEstimated: estimated });
+    return { ...result, id: result.id || this.fallbackId };
+  }
+
   /** The answer's end: the stream's closing events, or the whole JSON body. */
   finish(usage: Usage, estimated: boolean): void {
-    const result = this.accumulator.result({ created: this.created, usage, usageEstimated: estimated });
+    const result = this.result(usage, estimated);
     if (!this.request.stream) {
-      this.sink.sendJson(this.dialect.encodeResult({ ...result, id: result.id || this.fallbackId }, this.request));
+      this.sink.sendJson(this.dialect.encodeResult(result, this.request));
       return;
     }
     if (!this.encoder) {
-      this.encoder = this.dialect.createStreamEncoder(this.request, { id: result.id || this.fallbackId, created: this.created });
+      this.encoder = this.dialect.createStreamEncoder(this.request, { id: result.id, created: this.created });
       this.sink.startStream();
     }
     this.sink.write(this.encoder.end(usage));

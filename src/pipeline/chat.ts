@@ -25,6 +25,7 @@ import { exchangeWithUpstream, type ChatExchangeOutcome, type ChatUpstreamServic
 import { fitContextWindow } from './context-window.js';
 import { meter } from './meter.js';
 import type { PrefixTracker } from './prefix-tracker.js';
+import type { ReturnedItems } from './returned-items.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 import { upstreamFailure } from './upstream-failure.js';
 
@@ -35,6 +36,7 @@ export interface ChatServices extends ChargeServices, ChatUpstreamServices {
   readonly catalog: Catalog;
   readonly config: ChargeServices['config'] & { readonly server: { readonly streamKeepAliveMs: number } };
   readonly prefixTracker: Pick<PrefixTracker, 'cachedTokens'>;
+  readonly returnedItems: Pick<ReturnedItems, 'resolve' | 'remember'>;
   readonly metrics: Pick<Metrics, 'countTokens'>;
   readonly keyLimits: Pick<KeyLimits, 'countTokens'>;
 }
@@ -89,7 +91,7 @@ export async function runChat(services: ChatServices, input: ChatInput): Promise
     services.upstreamObserver.timeToFirstToken(services.upstreamObserver.seriesOfRoute(exchange.route, resolved.model.id), (relay.firstOutputAt - exchange.attemptStartedAt) / 1000);
   }
   const billed = await meterAndSettle(services, input, resolved, held, relay, exchange, { started, upstreamDoneAt });
-  answer(services, input, relay, exchange.failure, billed);
+  await answer(services, input, resolved, relay, exchange.failure, billed);
   return { model: resolved.model.id, chargedUnits: billed.chargedUnits };
 }
 
@@ -98,7 +100,9 @@ export async function runChat(services: ChatServices, input: ChatInput): Promise
  * refusal on those grounds is confirmed on the key as it is now before it is answered.
  */
 async function resolveForKey(services: ChatServices, input: ChatInput): Promise<{ resolved: ResolvedChat; key: ApiKey }> {
-  const decoded = input.dialect.decodeRequest(input.body);
+  // References to items of earlier answers (Responses item_reference) become those items first.
+  const body = await services.returnedItems.resolve(input.dialect, input.apiKey.accountId, input.body);
+  const decoded = input.dialect.decodeRequest(body);
   try {
     return { resolved: resolveChatModel(services.catalog, input.dialect, decoded, input.apiKey, input.body), key: input.apiKey };
   } catch (error) {
@@ -177,8 +181,11 @@ interface Billed {
 }
 
 /** The answer's end; or, for a failure, the JSON error (nothing sent yet) or the dialect's in-stream error. */
-function answer(services: ChatServices, input: ChatInput, relay: ChatRelay, failure: unknown, billed: Billed): void {
+async function answer(services: ChatServices, input: ChatInput, { request }: ResolvedChat, relay: ChatRelay, failure: unknown, billed: Billed): Promise<void> {
   if (!failure) {
+    // Kept before the end goes out: the client's next request may refer to these items at once.
+    const onFailure = (error: unknown) => services.logger.warn({ err: error, request_id: input.requestId }, "an answer's output items could not be kept for later references");
+    await services.returnedItems.remember(input.dialect, input.apiKey.accountId, relay.result(billed.usage, billed.estimated), request, onFailure);
     relay.finish(billed.usage, billed.estimated);
     return;
   }

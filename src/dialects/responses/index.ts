@@ -1,8 +1,11 @@
 // The OpenAI Responses dialect (POST /v1/responses), stateless: every request carries the
-// whole conversation. Reasoning signatures travel in reasoning items' `encrypted_content`
-// (redacted reasoning behind the `redacted:` prefix), so they survive the client round trip.
+// whole conversation, or refers by `item_reference` to output items the gateway returned in
+// the last few minutes (item-references.ts). Reasoning signatures travel in reasoning items'
+// `encrypted_content` (redacted reasoning behind the `redacted:` prefix), so they survive the
+// client round trip.
 import type { Dialect } from '../types.js';
 import { encodeOpenaiError } from '../shared/openai-error.js';
+import { responsesItemReferences } from './item-references.js';
 import { decodeResponsesRequest } from './request.js';
 import { encodeResponsesResult } from './result.js';
 import { ResponsesStreamEncoder } from './stream.js';
@@ -19,6 +22,7 @@ export const responsesDialect: Dialect = {
   encodeResult: encodeResponsesResult,
   createStreamEncoder: (request, context) => new ResponsesStreamEncoder(request, context),
   encodeError: encodeOpenaiError,
+  itemReferences: responsesItemReferences,
 };
 
 export { decodeResponsesRequest } from './request.js';

@@ -1,7 +1,8 @@
 // POST /v1/responses body → ChatRequest. Non-strict (unknown fields are ignored), 422 with
 // FastAPI-style details otherwise. The endpoint is stateless: the client sends the whole
-// conversation in `input` (previous_response_id, store: true, conversation and
-// item_reference would need stored responses and are refused with a message that says so).
+// conversation in `input` (previous_response_id, store: true and conversation would need
+// stored responses and are refused with a message that says so); `item_reference` items were
+// replaced by the pipeline with the items they name, so one that is left names an unknown id.
 //
 // Input items map onto turns: user messages and function_call_output items are the user
 // side; assistant messages, function_call and reasoning items the assistant side;
@@ -47,6 +48,11 @@ const bodySchema = z.object({
   previous_response_id: z.string().nullish(),
   conversation: z.unknown().optional(),
   background: z.boolean().nullish(),
+  // OpenAI's limits: at most 16 pairs, keys up to 64 characters, values up to 512.
+  metadata: z
+    .record(z.string().max(64), z.string().max(512))
+    .refine((pairs) => Object.keys(pairs).length <= 16, { message: 'metadata may hold at most 16 key-value pairs' })
+    .nullish(),
 });
 
 const statelessHint = 'this endpoint is stateless: send the full conversation in `input`';
@@ -239,9 +245,12 @@ function decodeInput(input: unknown, problems: Problems): Decoded {
         if (text || encrypted) push('assistant', [{ type: 'reasoning', text, ...(encrypted ? { signature: encrypted } : {}) }]);
         return;
       }
-      case 'item_reference':
-        problems.add([...itemLoc, 'type'], `item_reference is not supported: ${statelessHint}`, type);
+      case 'item_reference': {
+        // The pipeline replaced every reference it could (item-references.ts) and refused unknown ids.
+        const reference = problems.parse(z.object({ id: z.string().min(1) }), item, itemLoc);
+        if (reference) problems.add([...itemLoc, 'id'], `item_reference '${reference.id}' was not resolved: send the item itself instead of a reference`, reference.id);
         return;
+      }
       case undefined:
         problems.add([...itemLoc, 'type'], 'Field required', undefined, 'missing');
         return;
@@ -345,5 +354,8 @@ export function decodeResponsesRequest(raw: unknown): ChatRequest {
     stream: body.stream ?? false,
     includeUsage: true,
     ...(responseFormat ? { responseFormat } : {}),
+    ...(body.instructions != null || body.metadata != null
+      ? { echo: { ...(body.instructions != null ? { instructions: body.instructions } : {}), ...(body.metadata != null ? { metadata: body.metadata } : {}) } }
+      : {}),
   };
 }
