@@ -34,6 +34,6 @@ export const editImages: Handler = async (ctx, services) => {
 };
 
 async function respond(ctx: Context, services: ServerServices, body: ImageBody, references: InputFile[]): Promise<void> {
-  const { model, images } = await runGeneration(services, callerOf(ctx), body, references);
-  ctx.body = encodeImages(images, { model: model.id, output_format: body.output_format, size: body.size, quality: body.quality });
+  const { model, images, size } = await runGeneration(services, callerOf(ctx), body, references);
+  ctx.body = encodeImages(images, { model: model.id, output_format: body.output_format, size, quality: body.quality });
 }
