@@ -101,3 +101,38 @@ testOnBackends('images: output_format jpeg and webp answer those bytes (generati
   const types = files.map((file: { media_type: string }) => file.media_type).sort();
   t.deepEqual(types, ['image/jpeg', 'image/jpeg', 'image/png', 'image/png', 'image/webp', 'image/webp']);
 });
+
+testOnBackends('images: stream: true gives image_generation.completed (generations) and image_edit.completed (edits) with the bytes of a plain request, charged the same', async (t, database) => {
+  const { openai, charges } = await setup(t, database);
+  const body = { model: 'sim/image', prompt: 'a streamed kite', quality: 'low' as const, size: '1024x1536' as const };
+  const plain = await openai.images.generate(body);
+  const stream = await openai.images.generate({ ...body, stream: true, partial_images: 2 });
+  const events: any[] = [];
+  for await (const event of stream) events.push(event);
+  t.deepEqual(events.map((event) => event.type), ['image_generation.completed']);
+  t.is(events[0].b64_json, plain.data![0]!.b64_json, 'the same image as a plain request');
+  t.like(events[0], { output_format: 'png', quality: 'low', size: '1024x1536', background: 'auto' });
+  t.is(typeof events[0].usage.total_tokens, 'number');
+  t.deepEqual(await charges(), [9_900n, 9_900n], 'charged the same');
+
+  const reference = await toFile(Buffer.from(plain.data![0]!.b64_json!, 'base64'), 'kite.png', { type: 'image/png' });
+  const edits = await openai.images.edit({ model: 'sim/image', prompt: 'the kite at dusk', image: reference, quality: 'low', n: 2, output_format: 'webp', stream: true, partial_images: 1 });
+  const edited: any[] = [];
+  for await (const event of edits) edited.push(event);
+  t.deepEqual(edited.map((event) => event.type), ['image_edit.completed', 'image_edit.completed'], 'one event per image');
+  for (const event of edited) t.deepEqual(await imageFacts(event.b64_json), { magic: 'webp', width: 1024, height: 1536 });
+  t.deepEqual(await charges(), [9_900n, 9_900n, 19_800n]);
+});
+
+testOnBackends('images: a streamed request refused before its images is a plain JSON 422, nothing held or charged; partial_images above 3 is a 422', async (t, database) => {
+  const { gateway, client, charges, heldNow } = await setup(t, database);
+  const unknownSize = await api(gateway, client.key, 'POST', '/v1/images/generations', { model: 'sim/image', prompt: 'x', size: '256x256', stream: true });
+  t.is(unknownSize.status, 422);
+  t.regex(unknownSize.headers.get('content-type')!, /application\/json/);
+  t.deepEqual(unknownSize.body.detail[0].loc, ['body', 'size']);
+  const partials = await api(gateway, client.key, 'POST', '/v1/images/generations', { model: 'sim/image', prompt: 'x', stream: true, partial_images: 4 });
+  t.is(partials.status, 422);
+  t.deepEqual(partials.body.detail[0].loc, ['body', 'partial_images']);
+  t.deepEqual(await charges(), []);
+  t.is(await heldNow(), 0n);
+});
