@@ -5,6 +5,8 @@ import { imageUnitPrice, imagesPriceUnits } from '../billing/media-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ImageBody, UpscaleFields } from '../dialects/openai-media/images.js';
 import { imageType } from '../media-files/inspect.js';
+import { aspectSize } from '../media-files/aspect-size.js';
+import { inImageFormat } from '../media-files/image-format.js';
 import { planUpscale } from '../media-files/upscale-plan.js';
 import type { GeneratedImage, ImageGenerationRequest, ImageUpscaleRequest, InputFile } from '../model/media.js';
 import type { Files } from '../storage/files.js';
@@ -23,36 +25,59 @@ export interface ImageQuote {
   readonly model: CatalogModel;
   readonly unitPrice: string;
   readonly totalUnits: bigint;
+  /** The size asked of the upstream: the body's `size`, or the one its aspect_ratio and resolution stand for. */
+  readonly size?: string;
 }
 
 /** Checks the body against the model's declared options and prices it. */
-export function quoteImages(services: ImageServices, body: ImageBody): ImageQuote {
+export function quoteImages(services: Pick<ImageServices, 'catalog'>, body: ImageBody): ImageQuote {
   if (body.response_format === 'url') {
     throw invalid(['body', 'response_format'], 'URLs are not supported: images are returned as b64_json only', 'url', 'literal_error');
   }
   const model = resolveMediaModel(services, body.model, ['image']);
-  const capabilities = model.config.capabilities;
-  const declared: [keyof ImageBody, readonly string[] | undefined][] = [
-    ['size', capabilities.sizes],
-    ['aspect_ratio', capabilities.aspect_ratios],
-    ['resolution', capabilities.resolutions],
-    ['quality', capabilities.qualities],
-  ];
-  for (const [field, allowed] of declared) {
-    const value = body[field] as string | undefined;
-    if (value !== undefined && allowed && !allowed.includes(value)) {
-      throw invalid(['body', field], `Input should be ${allowed.map((a) => `'${a}'`).join(', ')} for ${model.id}`, value, 'enum');
-    }
-  }
+  const size = checkImageOptions(model, body);
   const options = { size: body.size, quality: body.quality, resolution: body.resolution, aspectRatio: body.aspect_ratio };
   const unitPrice = imageUnitPrice(model.config.pricing, options);
   if (unitPrice === undefined) throw invalid(['body', 'quality'], `${model.id} has no price for these options`, body.quality);
-  return { model, unitPrice, totalUnits: imagesPriceUnits(unitPrice, body.n) };
+  return { model, unitPrice, totalUnits: imagesPriceUnits(unitPrice, body.n), size };
+}
+
+/**
+ * Every option the body gives is one the model declares (capabilities), or a 422 naming it:
+ * nothing is accepted and ignored. A model that declares no `aspect_ratios` (or
+ * `resolutions`) takes none; one that declares no `formats` takes any output_format. Returns
+ * the size to ask of the upstream.
+ */
+function checkImageOptions(model: CatalogModel, body: ImageBody): string | undefined {
+  const capabilities = model.config.capabilities;
+  const declared: [keyof ImageBody, readonly string[] | undefined, boolean][] = [
+    ['size', capabilities.sizes, false],
+    ['aspect_ratio', capabilities.aspect_ratios, true],
+    ['resolution', capabilities.resolutions, true],
+    ['quality', capabilities.qualities, false],
+    ['output_format', capabilities.formats, false],
+  ];
+  for (const [field, allowed, onlyWhenDeclared] of declared) {
+    const value = body[field] as string | undefined;
+    if (value === undefined) continue;
+    if (!allowed && onlyWhenDeclared) throw invalid(['body', field], `${model.id} takes no ${field}: give size instead`, value, 'extra_forbidden');
+    if (allowed && !allowed.includes(value)) {
+      throw invalid(['body', field], `Input should be ${allowed.map((a) => `'${a}'`).join(', ')} for ${model.id}`, value, 'enum');
+    }
+  }
+  if (body.aspect_ratio === undefined && body.resolution === undefined) return body.size;
+  const field = body.aspect_ratio !== undefined ? 'aspect_ratio' : 'resolution';
+  if (body.size !== undefined && body.size !== 'auto') {
+    throw invalid(['body', field], `give either size or ${field}: both say how large the image is`, body[field]);
+  }
+  const pixels = aspectSize(body.aspect_ratio, body.resolution);
+  if (!pixels) throw invalid(['body', field], `${field} ${JSON.stringify(body[field])} is not a ratio such as "16:9" or a resolution such as "2K"`, body[field]);
+  return `${pixels.width}x${pixels.height}`;
 }
 
 /** A generation, or an edit when reference images come with it. */
-export async function generateImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[] }> {
-  const { model, unitPrice } = quoteImages(services, body);
+export async function generateImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[]; size?: string }> {
+  const { model, unitPrice, size } = quoteImages(services, body);
   if (references.length > 0) {
     const { references: accepts, max_references: maxReferences } = model.config.capabilities;
     if (!accepts) throw invalid(['body', 'model'], `${model.id} does not take reference images`, body.model);
@@ -62,10 +87,11 @@ export async function generateImages(services: ImageServices, caller: MediaCalle
   }
   caller.log.model = model.id;
   let stored: StoredFile[] = [];
+  let answered: GeneratedImage[] = [];
   const request: ImageGenerationRequest = {
     prompt: body.prompt,
     n: body.n,
-    size: body.size,
+    size,
     aspectRatio: body.aspect_ratio,
     resolution: body.resolution,
     quality: body.quality,
@@ -74,7 +100,7 @@ export async function generateImages(services: ImageServices, caller: MediaCalle
     user: body.user,
     images: [...references],
   };
-  const images = await chargedMediaCall<ImageGenerationRequest, GeneratedImage[]>(services, {
+  await chargedMediaCall<ImageGenerationRequest, GeneratedImage[]>(services, {
     caller,
     model,
     operation: references.length > 0 ? 'editImages' : 'generateImages',
@@ -85,11 +111,13 @@ export async function generateImages(services: ImageServices, caller: MediaCalle
     description: `image ${references.length > 0 ? 'edit' : 'generation'} ${model.id}`,
     units: (result) => ({ endpoint: references.length > 0 ? 'image-edits' : 'images', images: Math.min(result.length, body.n) }),
     keep: async (result) => {
-      stored = await storeImages(services, caller, result);
+      // Converted before they are stored: what is kept and answered is in the asked format.
+      answered = await Promise.all(result.slice(0, body.n).map((image) => inImageFormat(image, body.output_format)));
+      stored = await storeImages(services, caller, answered);
     },
   });
   await recordImages(services, caller, { model: model.id, prompt: body.prompt, unitPrice }, stored);
-  return { model, images };
+  return { model, images: answered, size };
 }
 
 /**

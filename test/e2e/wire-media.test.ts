@@ -36,6 +36,32 @@ testOnBackends('embeddings: token arrays [1,2,3] and [[1,2,3],[4,5]] are embedde
   }
 });
 
+testOnBackends('embeddings: text-embedding-3-large answers 3072 dimensions and takes dimensions up to 3072, charged at its price', async (t, database) => {
+  const { gateway, client, openai, lastCharge } = await setup(t, database);
+  const full = await openai.embeddings.create({ model: 'text-embedding-3-large', input: 'hello' });
+  t.is(full.model, 'text-embedding-3-large');
+  t.is(full.data[0]!.embedding.length, 3072);
+  t.is(await lastCharge(), priceInUnits([{ quantity: full.usage.prompt_tokens, price: '11.70', per: 1_000_000 }]));
+  const asked = await openai.embeddings.create({ model: 'text-embedding-3-large', input: 'hello', dimensions: 3072, encoding_format: 'float' });
+  t.is(asked.data[0]!.embedding.length, 3072);
+  t.is((await openai.embeddings.create({ model: 'text-embedding-3-large', input: 'hello', dimensions: 2000 })).data[0]!.embedding.length, 2000);
+  const tooMany = await api(gateway, client.key, 'POST', '/v1/embeddings', { model: 'text-embedding-3-large', input: 'hello', dimensions: 3073 });
+  t.is(tooMany.status, 422);
+  t.deepEqual(tooMany.body.detail[0].loc, ['body', 'dimensions']);
+  t.is(tooMany.body.detail[0].msg, 'Input should be less than or equal to 3072');
+  const small = (await t.throwsAsync(openai.embeddings.create({ model: 'text-embedding-3-small', input: 'hello', dimensions: 3072 }))) as any;
+  t.is(small.status, 422, 'the small model keeps its 1536');
+});
+
+testOnBackends('embeddings: a body without model is a 422 naming body.model, and nothing is charged', async (t, database) => {
+  const { gateway, client, lastCharge } = await setup(t, database);
+  const refused = await api(gateway, client.key, 'POST', '/v1/embeddings', { input: 'hello' });
+  t.is(refused.status, 422);
+  t.deepEqual(refused.body.detail.map((entry: any) => [entry.loc, entry.type]), [[['body', 'model'], 'missing']]);
+  t.is(refused.body.error.param, 'model');
+  t.is(await lastCharge(), 0n, 'no charge');
+});
+
 testOnBackends('catalog: every type is one of the spec eight; decision models are `text` with capabilities.decisions', async (t, database) => {
   const { openai } = await setup(t, database);
   const models = (await openai.models.list()).data as unknown as { id: string; type: string; capabilities?: Record<string, unknown> }[];
@@ -53,9 +79,9 @@ testOnBackends('catalog: every type is one of the spec eight; decision models ar
 
 testOnBackends("a fresh install answers the spec's vendor ids with the simulator's models: embeddings, speech, transcription, music", async (t, database) => {
   const { gateway, client, openai } = await setup(t, database);
-  for (const model of ['text-embedding-3-small', 'text-embedding-3-large']) {
+  for (const [model, dimensions] of [['text-embedding-3-small', 1536], ['text-embedding-3-large', 3072], ['text-embedding-ada-002', 1536]] as const) {
     const embedded = await openai.embeddings.create({ model, input: 'hello' });
-    t.is(embedded.data[0]!.embedding.length, 1536, model);
+    t.is(embedded.data[0]!.embedding.length, dimensions, model);
   }
   const speech = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.' });
   const audio = Buffer.from(await speech.arrayBuffer());

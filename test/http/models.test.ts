@@ -16,7 +16,7 @@ test('the OpenAI SDK lists the catalog without a key; every simulator model is t
   const models = [];
   for await (const model of client.models.list()) models.push(model as unknown as Record<string, any>);
   const ids = models.map((m) => m.id);
-  for (const id of ['sim/chat', 'sim/reasoning', 'sim/search', 'sim/decision', 'sim/image', 'sim/image-upscale', 'sim/tts', 'sim/stt', 'sim/embedding-small', 'sim/video', 'sim/video-upscale', 'sim/song', 'sim/instrumental']) {
+  for (const id of ['sim/chat', 'sim/reasoning', 'sim/search', 'sim/decision', 'sim/image', 'sim/image-upscale', 'sim/tts', 'sim/stt', 'sim/embedding-small', 'sim/embedding-large', 'sim/video', 'sim/video-upscale', 'sim/song', 'sim/instrumental']) {
     t.true(ids.includes(id), `${id} is listed`);
   }
   t.false(ids.includes('openai/gpt-4o-mini'), 'vendor models are hidden while their key env var is unset');

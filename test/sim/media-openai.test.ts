@@ -4,6 +4,7 @@
 // base64 and explicit float), their validation errors and magic strings.
 import test from 'ava';
 import OpenAI, { toFile } from 'openai';
+import sharp from 'sharp';
 import { readMp3Info } from '../../src/sim/media/mp3.js';
 import { patternPng, pngChunks, readPngSize } from '../../src/sim/media/png.js';
 import { readWavInfo } from '../../src/sim/media/wav.js';
@@ -57,10 +58,13 @@ test('images.generate: validation (url, n, size, transparent jpeg) and magic str
   await t.throwsAsync(openai.images.generate({ prompt: 'x [[sim:status=503]]' }), { instanceOf: OpenAI.InternalServerError, message: /503/ });
   await t.throwsAsync(openai.images.generate({ prompt: 'x [[sim:status=429]]' }), { instanceOf: OpenAI.RateLimitError });
   await t.throwsAsync(openai.images.generate({ prompt: 'x [[sim:drop]]' }), { instanceOf: OpenAI.APIConnectionError });
-  // jpeg/webp are accepted and echoed, but the bytes stay PNG (documented deviation).
-  const jpeg = await openai.images.generate({ prompt: 'x', size: '64x32', output_format: 'jpeg' });
-  t.is(jpeg.output_format, 'jpeg');
-  t.deepEqual(readPngSize(pngBytes(jpeg.data![0]!.b64_json)), { width: 64, height: 32 });
+  // jpeg and webp are those bytes, of the asked size.
+  for (const format of ['jpeg', 'webp'] as const) {
+    const image = await openai.images.generate({ prompt: 'x', size: '64x32', output_format: format });
+    t.is(image.output_format, format);
+    const { format: decoded, width, height } = await sharp(Buffer.from(image.data![0]!.b64_json!, 'base64')).metadata();
+    t.deepEqual({ decoded, width, height }, { decoded: format, width: 64, height: 32 });
+  }
 });
 
 test('images.edit: two reference files as image[] (PNG + JPEG); size defaults to the first reference', async (t) => {

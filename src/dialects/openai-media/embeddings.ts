@@ -6,7 +6,8 @@ import type { EmbeddingsResult } from '../../model/media.js';
 const token = z.number().int().min(0);
 
 export const embeddingsBody = z.object({
-  model: z.string().min(1).optional(),
+  // Required, as OpenAI's API and both official SDKs have it: no default model is charged.
+  model: z.string().min(1),
   // A text, texts, one token array or token arrays, as OpenAI takes them (several popular
   // clients send token arrays by default).
   input: z.union([

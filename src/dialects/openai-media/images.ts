@@ -18,12 +18,22 @@ export const imageBody = z.object({
   background: z.enum(['transparent', 'opaque', 'auto']).optional(),
   output_format: z.enum(['png', 'jpeg', 'webp']).default('png'),
   response_format: z.enum(['b64_json', 'url']).optional(),
+  // Images as OpenAI's SSE events (image-events.ts); partial_images is taken as OpenAI takes it, 0–3.
+  stream: z.boolean().nullish(),
+  partial_images: z.number().int().min(0).max(3).nullish(),
   user: z.string().optional(),
 });
 export type ImageBody = z.output<typeof imageBody>;
 
+/** A multipart boolean: the SDKs send "true" / "false". */
+const formBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
 // The same fields as a multipart form: every scalar arrives as a string.
-export const editBody = imageBody.extend({ n: z.coerce.number().int().min(1).max(4).default(1) });
+export const editBody = imageBody.extend({
+  n: z.coerce.number().int().min(1).max(4).default(1),
+  stream: formBoolean.optional(),
+  partial_images: z.coerce.number().int().min(0).max(3).optional(),
+});
 
 export const upscaleFields = z.object({
   model: z.string().min(1).optional(),

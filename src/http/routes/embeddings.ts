@@ -7,6 +7,6 @@ import { callerOf, type Handler } from '../state.js';
 
 export const createEmbeddings: Handler = async (ctx, services) => {
   const body = validate(embeddingsBody, ctx.request.body, 'body');
-  const { model, embeddings } = await runEmbeddings(services, callerOf(ctx), body);
-  ctx.body = encodeEmbeddings(embeddings, body.model ?? model.id, body.encoding_format);
+  const { embeddings } = await runEmbeddings(services, callerOf(ctx), body);
+  ctx.body = encodeEmbeddings(embeddings, body.model, body.encoding_format);
 };

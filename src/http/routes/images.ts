@@ -1,9 +1,12 @@
 // POST /v1/images/generations, /v1/images/edits (multipart) and /v1/images/price: parsed with
-// the wire codec (dialects/openai-media/images.ts); pricing, the charge and the image history
-// are the pipeline's (pipeline/images.ts).
+// the wire codec (dialects/openai-media/images.ts), answered as JSON or, with `stream: true`, as
+// OpenAI's image events (image-events.ts); pricing, the charge and the image history are the
+// pipeline's (pipeline/images.ts).
+import { imageEvents } from '../../dialects/openai-media/image-events.js';
 import { editBody, encodeImages, imageBody, maxReferenceBytes, type ImageBody } from '../../dialects/openai-media/images.js';
 import { imageType } from '../../media-files/inspect.js';
 import type { InputFile } from '../../model/media.js';
+import { countTextTokens } from '../../model/token-estimate.js';
 import { generateImages as runGeneration, quoteImages } from '../../pipeline/images.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
@@ -34,6 +37,14 @@ export const editImages: Handler = async (ctx, services) => {
 };
 
 async function respond(ctx: Context, services: ServerServices, body: ImageBody, references: InputFile[]): Promise<void> {
-  const { model, images } = await runGeneration(services, callerOf(ctx), body, references);
-  ctx.body = encodeImages(images, { model: model.id, output_format: body.output_format, size: body.size, quality: body.quality });
+  const { model, images, size } = await runGeneration(services, callerOf(ctx), body, references);
+  if (body.stream) {
+    // Only now: a request that failed before its images is a plain JSON error.
+    ctx.type = 'text/event-stream';
+    ctx.set('cache-control', 'no-cache');
+    const echo = { background: body.background, outputFormat: body.output_format, quality: body.quality, size, inputTokens: countTextTokens(body.prompt) };
+    ctx.body = imageEvents(references.length > 0 ? 'image_edit' : 'image_generation', images, echo);
+    return;
+  }
+  ctx.body = encodeImages(images, { model: model.id, output_format: body.output_format, size, quality: body.quality });
 }

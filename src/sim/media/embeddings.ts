@@ -1,7 +1,8 @@
 // OpenAI embeddings (wire-formats.md §4): POST /v1/embeddings. Vectors are deterministic from
 // sha256(model, input), unit-normalized, rounded to float32 so that `float` and `base64`
 // (little-endian Float32 bytes, the SDKs' default) carry the same numbers. Dimension:
-// `dimensions`, else 3072 for a model whose name contains "large", else 1536.
+// `dimensions`, else 3072 for a model whose name contains "large" (the catalog's sim/embedding-large),
+// else 1536.
 import type { SimContext } from '../context.js';
 import { sendJson } from '../context.js';
 import { invalid, SimError } from '../errors.js';

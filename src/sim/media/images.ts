@@ -1,8 +1,8 @@
 // OpenAI images (wire-formats.md §4): POST /v1/images/generations (JSON) and
 // POST /v1/images/edits (multipart, `image` or repeated `image[]`, optional `mask`). Every
-// image is a real PNG of exactly the answered size, a pattern derived from the prompt, the
-// image's index and (edits) the reference images, so the n images differ. gpt-image style:
-// always b64_json, usage in tokens. Magic strings of the prompt apply (common.ts).
+// image is a real image of exactly the answered size, in the asked `output_format` (PNG, JPEG
+// or WebP), a pattern derived from the prompt, the image's index and (edits) the reference
+// images, so the n images differ. gpt-image style: always b64_json, usage in tokens. Magic strings of the prompt apply (common.ts).
 import type { SimContext } from '../context.js';
 import { sendJson } from '../context.js';
 import { invalid, SimError } from '../errors.js';
@@ -33,6 +33,8 @@ interface ImageParams {
   readonly quality: string;
   readonly background: 'opaque' | 'transparent';
   readonly outputFormat: 'png' | 'jpeg' | 'webp';
+  /** 0–100, jpeg and webp only (OpenAI's default 100). */
+  readonly outputCompression?: number;
 }
 
 function parseSize(value: unknown): ImageSize | undefined {
@@ -66,10 +68,18 @@ function parseImageParams(get: (name: string) => unknown): ImageParams {
   if (responseFormat === 'url') throw invalid("response_format 'url' is not supported: the simulator's images (like gpt-image models) are returned as b64_json only", 'response_format');
   if (background === 'transparent' && outputFormat === 'jpeg') throw invalid('Transparent background requires output_format png or webp.', 'background');
   if (truthy(get('stream'))) throw invalid('stream: image streaming is not supported by the simulator', 'stream');
-  optionalInteger(get('output_compression'), 'output_compression', 0, 100);
+  const outputCompression = optionalInteger(get('output_compression'), 'output_compression', 0, 100);
   optionalInteger(get('partial_images'), 'partial_images', 0, 3);
   optionalString(get('user'), 'user');
-  return { prompt, model, n, size, quality: quality === 'auto' ? 'high' : quality, background: background === 'transparent' ? 'transparent' : 'opaque', outputFormat };
+  return { prompt, model, n, size, quality: quality === 'auto' ? 'high' : quality, background: background === 'transparent' ? 'transparent' : 'opaque', outputFormat, outputCompression };
+}
+
+/** The drawn PNG in the asked format: jpeg and webp at `output_compression`'s quality. */
+async function inOutputFormat(png: Buffer, params: ImageParams): Promise<Buffer> {
+  if (params.outputFormat === 'png') return png;
+  // sharp (libvips) is loaded on the first jpeg or webp image only.
+  const { default: sharp } = await import('sharp');
+  return sharp(png).toFormat(params.outputFormat, { quality: params.outputCompression ?? 100 }).toBuffer();
 }
 
 async function answerImages(context: SimContext, params: ImageParams, size: ImageSize, references: readonly Buffer[]): Promise<void> {
@@ -79,7 +89,7 @@ async function answerImages(context: SimContext, params: ImageParams, size: Imag
   for (let index = 0; index < params.n; index++) {
     const seed = [params.prompt, String(index), ...referenceHashes].join('\0');
     const png = patternPng(size.width, size.height, seed, { transparent: params.background === 'transparent' });
-    data.push({ b64_json: png.toString('base64'), revised_prompt: null });
+    data.push({ b64_json: (await inOutputFormat(png, params)).toString('base64'), revised_prompt: null });
   }
   const textTokens = countTokens(params.prompt);
   const inputImageTokens = references.length * imageTokens;
