@@ -51,7 +51,7 @@ testOnBackends('playground video and song: quoted, submitted twice with one idem
   const reference = `data:image/png;base64,${patternPng(64, 36, 'reference').toString('base64')}`;
 
   // Video: 4 s at 1280x720 (9.00 a second) and one reference image (1.80).
-  const video = { model: 'sim/video', prompt: `a lighthouse at dusk ${'·'.repeat(31_000)} [[sim:job-seconds=0.2]]`, seconds: '4', size: '1280x720', input_reference: reference };
+  const video = { model: 'sim/video', prompt: `a lighthouse at dusk ${'·'.repeat(29_900)} [[sim:job-seconds=0.2]]`, seconds: '4', size: '1280x720', input_reference: reference };
   const quote = await post(`${gateway.url}/cabinet/api/videos/price`, login, video);
   t.is(quote.status, 200, JSON.stringify(quote.body));
   t.deepEqual(quote.body, { object: 'video.price', model: 'sim/video', seconds: '4', size: '1280x720', references: 1, price_rub: '37.8000', price_usd: '0.42' });
