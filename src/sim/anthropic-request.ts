@@ -163,13 +163,16 @@ export function parseMessagesRequest(body: unknown, seed: string, signingSecret:
     });
   }
 
+  const instructions: string[] = []; // system texts: JSON mode reads the keys they name
   if (typeof body.system === 'string') {
+    instructions.push(body.system);
     if (body.system.length > 0) push({ system: body.system }, messageOverheadTokens + countTokens(body.system), null);
   } else if (Array.isArray(body.system)) {
     body.system.forEach((block: unknown, index) => {
       const record = requireRecord(block, `system.${index}`);
       if (record.type !== 'text') throw invalid(`system.${index}.type: Input should be 'text'`);
       const text = requireString(record.text, `system.${index}.text`);
+      instructions.push(text);
       push({ system: record }, (index === 0 ? messageOverheadTokens : 0) + countTokens(text), record);
     });
   } else if (body.system !== undefined && body.system !== null) {
@@ -191,6 +194,7 @@ export function parseMessagesRequest(body: unknown, seed: string, signingSecret:
     // SDK types since 0.137 allow system entries in `messages`: counted like the top-level system.
     if (role === 'system') {
       const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : '')).join('') : '';
+      instructions.push(text);
       push({ role, content }, messageOverheadTokens + countTokens(text), null);
       return;
     }
@@ -293,6 +297,7 @@ export function parseMessagesRequest(body: unknown, seed: string, signingSecret:
   const endsWithUser = lastTurn?.role === 'user';
   const prompt: SimPrompt = {
     userText: lastUser?.texts.join('\n') ?? '',
+    instructions: instructions.join('\n'),
     images: lastUser?.images ?? 0,
     toolResults: endsWithUser && lastTurn.toolResultIds.length > 0 ? lastTurn.toolResults : null,
     endsWithUser,

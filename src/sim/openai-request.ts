@@ -139,6 +139,7 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
   const messages = body.messages as unknown[];
   const messageTokens: number[] = [];
   const turns: Turn[] = [];
+  const instructions: string[] = []; // system and developer texts
   const turnFor = (role: 'user' | 'assistant'): Turn => {
     const last = turns[turns.length - 1];
     if (last && last.role === role) return last;
@@ -153,6 +154,7 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
     if (typeof role !== 'string' || !roles.has(role)) throw invalid(`${param}.role: invalid role ${JSON.stringify(role)}`, `${param}.role`);
     const content = readContent(record.content, `${param}.content`, role === 'user');
     let tokens = messageOverheadTokens + content.tokens;
+    if (role === 'system' || role === 'developer') instructions.push(...content.texts);
     if (role === 'user') {
       const turn = turnFor('user');
       turn.texts.push(...content.texts);
@@ -206,6 +208,7 @@ export function parseChatRequest(body: unknown, seed: string, flavorHeader: stri
 
   const prompt: SimPrompt = {
     userText: lastUser?.texts.join('\n') ?? '',
+    instructions: instructions.join('\n'),
     images: lastUser?.images ?? 0,
     toolResults: endsWithUser && lastTurn.toolResultIds.length > 0 ? lastTurn.toolResults : null,
     endsWithUser,

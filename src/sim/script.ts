@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Faults } from './faults.js';
 import { parseFaults, stripMagic } from './faults.js';
+import { objectForNamedKeys } from './json-keys.js';
 import { redactedThinkingData } from './signatures.js';
 import { countTokens, cutToTokens } from './tokens.js';
 import { instanceForSchema } from './schema-instance.js';
@@ -25,6 +26,8 @@ export type SimToolChoice = { readonly type: 'auto' | 'none' | 'required' } | { 
 export interface SimPrompt {
   /** Text of the last user turn (text parts, magic strings included). */
   readonly userText: string;
+  /** System and developer texts (JSON mode reads the keys they name). */
+  readonly instructions?: string;
   /** Images in the last user turn. */
   readonly images: number;
   /** Texts of the tool results when the conversation ends with them; null otherwise. */
@@ -156,7 +159,7 @@ export function planAnswer(prompt: SimPrompt, faults: Faults, signingSecret: str
   if (tools.length > 0) {
     // Tool calls are emitted whole even past max_tokens: a cut JSON would be useless to every client.
     const toolCalls = tools.map((tool, index) => {
-      const args = JSON.stringify(argumentsForSchema(tool.schema));
+      const args = JSON.stringify((isFreeFormObject(tool.schema) ? namedKeys(prompt) : undefined) ?? argumentsForSchema(tool.schema));
       outputTokens += countTokens(tool.name) + countTokens(args);
       return { idSuffix: idSuffix(prompt.seed, index), name: tool.name, arguments: args, fragments: splitFixed(args, argumentFragmentLength) };
     });
@@ -165,7 +168,11 @@ export function planAnswer(prompt: SimPrompt, faults: Faults, signingSecret: str
 
   if (prompt.format) {
     // Emitted whole, like tool arguments: a JSON cut at max_tokens or a stop sequence is useless to every client.
-    const json = prompt.format.type === 'json_schema' ? JSON.stringify(instanceForSchema(prompt.format.schema)) : JSON.stringify({ answer: `Simulated answer to "${firstChars(question, 40)}"` });
+    const named = prompt.format.type === 'json_object' ? namedKeys(prompt) : undefined;
+    const json =
+      prompt.format.type === 'json_schema'
+        ? JSON.stringify(instanceForSchema(prompt.format.schema))
+        : JSON.stringify(named ?? { answer: `Simulated answer to "${firstChars(question, 40)}"` });
     outputTokens += countTokens(json);
     return { reasoning, redactedData, text: planned(json), toolCalls: [], sources: [], finish: 'end', stopSequence: null, outputTokens, reasoningTokens };
   }
@@ -198,6 +205,22 @@ export function planAnswer(prompt: SimPrompt, faults: Faults, signingSecret: str
   outputTokens += countTokens(text);
   const sources = prompt.search && text.length > 0 ? sourcesFor(question) : [];
   return { reasoning, redactedData, text: text.length > 0 ? planned(text) : null, toolCalls: [], sources, finish, stopSequence, outputTokens, reasoningTokens };
+}
+
+/** The object a JSON-mode answer holds: the keys the instructions and the last user turn name. */
+function namedKeys(prompt: SimPrompt): Record<string, unknown> | undefined {
+  return objectForNamedKeys([prompt.instructions ?? '', prompt.userText]);
+}
+
+/**
+ * A tool schema that is any object (no properties described, more not forbidden): how the
+ * gateway asks an Anthropic model for json_object output (a forced tool whose input is the
+ * answer). A model fills it with what the prompt asks for, so the simulator does too.
+ */
+function isFreeFormObject(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const record = schema as Record<string, unknown>;
+  return record.type === 'object' && record.properties === undefined && record.additionalProperties !== false && record.$ref === undefined && record.anyOf === undefined && record.oneOf === undefined && record.allOf === undefined;
 }
 
 /** The switches of a request: magic strings anywhere in its last user turn (text or tool results). */

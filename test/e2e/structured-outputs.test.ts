@@ -121,3 +121,37 @@ testOnBackends('structured output with client tools on an Anthropic upstream: th
   t.is(second.choices[0]!.finish_reason, 'stop');
   await assertLedgerInvariants(t, database.db);
 });
+
+// Issue 34 item 6: JSON mode (json_object, no schema) answers an object with the keys the
+// prompt names — quoted words and `key: type` lines in the system prompt and the last user
+// turn — so LangChain's and the AI SDK's JSON modes parse what they asked for on a fresh install.
+// The `sim` kind reaches the simulator's Anthropic side (a forced output tool whose input is any
+// object); the `openai` kind its OpenAI side (response_format passed through).
+testOnBackends('json_object mode answers the keys the prompt names: chat completions and responses, sim and openai kinds', async (t, database) => {
+  const gateway = await startChatGateway(t, database);
+  const client = await gateway.newClient({ balanceUnits: 100_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
+  const system = 'Reply in JSON with the keys "title" and `director`.';
+  const user = 'A film about the sea. Use this shape:\n{ year: number, awards: array, color: boolean }';
+  const expectedObject = { title: 'sim', director: 'sim', year: 1, awards: [], color: true };
+  for (const model of ['sim/chat', 'openai/chat']) {
+    const chat = await openai.chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      response_format: { type: 'json_object' },
+    });
+    t.deepEqual(JSON.parse(chat.choices[0]!.message.content!), expectedObject, `${model} chat completions`);
+    t.is(chat.choices[0]!.finish_reason, 'stop', model);
+
+    const response = await openai.responses.create({ model, instructions: system, input: user, text: { format: { type: 'json_object' } } });
+    t.deepEqual(JSON.parse(response.output_text), expectedObject, `${model} responses`);
+
+    // Nothing named: still an object (the Anthropic side's free-form tool input stays `{}`).
+    const bare = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Answer in JSON please.' }], response_format: { type: 'json_object' } });
+    t.is(typeof JSON.parse(bare.choices[0]!.message.content!), 'object', model);
+  }
+  await assertLedgerInvariants(t, database.db);
+});
