@@ -30,6 +30,19 @@ export interface ImagePart {
   readonly detail?: string;
 }
 
+/**
+ * A document the client attached (Anthropic `document` block): a PDF as base64, or plain text.
+ * Upstreams that take documents get it natively (Anthropic documents, OpenAI file inputs);
+ * routes to others are refused before anything is held.
+ */
+export interface DocumentPart {
+  readonly type: 'document';
+  readonly source: { readonly type: 'base64'; readonly mediaType: 'application/pdf'; readonly data: string } | { readonly type: 'text'; readonly text: string };
+  readonly title?: string;
+  /** Anthropic `context`: what the document is, said to the model next to it. */
+  readonly context?: string;
+}
+
 /** Model reasoning ("thinking"). `signature` must travel back to the upstream unchanged. */
 export interface ReasoningPart {
   readonly type: 'reasoning';
@@ -59,7 +72,7 @@ export interface ToolResultPart {
   readonly isError?: boolean;
 }
 
-export type UserContentPart = TextPart | ImagePart | ToolResultPart;
+export type UserContentPart = TextPart | ImagePart | DocumentPart | ToolResultPart;
 export type AssistantContentPart = TextPart | ReasoningPart | RedactedReasoningPart | ToolCallPart;
 
 /**

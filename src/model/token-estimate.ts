@@ -12,11 +12,29 @@ export function countTextTokens(text: string): number {
 
 const imageTokens = 1_600; // a large image in high detail, in OpenAI's and Anthropic's accounting
 const perMessageTokens = 4;
+// A PDF page: up to ~3000 tokens of text plus the page as an image (Anthropic's PDF support
+// page); the plain estimate takes a typical page.
+const highPageTokens = 3_000 + imageTokens;
+const plainPageTokens = 1_500;
+
+/**
+ * Pages of a base64 PDF: the largest page-tree `/Count`, else the `/Type /Page` objects; a PDF
+ * whose tree hides in compressed object streams counts one page per 100 KB, at least one.
+ */
+export function pdfPages(base64: string): number {
+  const text = Buffer.from(base64, 'base64').toString('latin1');
+  const counts = [...text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)].map((match) => Number(match[1] ?? match[2]));
+  const pageObjects = [...text.matchAll(/\/Type\s*\/Page(?![A-Za-z])/g)].length;
+  const found = Math.max(0, ...counts, pageObjects);
+  return found > 0 ? found : Math.max(1, Math.ceil(text.length / 100_000));
+}
 
 /** What the estimates are made from; measuring walks the whole request, so the chat path does it once. */
 export interface InputSize {
   readonly characters: number;
   readonly images: number;
+  /** PDF pages: each is read as text and seen as an image of the page (Anthropic's and OpenAI's accounting). */
+  readonly pages: number;
   readonly messages: number;
 }
 
@@ -24,6 +42,7 @@ export interface InputSize {
 export function measureInput(request: ChatRequest): InputSize {
   let characters = 0;
   let images = 0;
+  let pages = 0;
   for (const part of request.system) characters += part.text.length;
   for (const tool of request.tools) characters += tool.name.length + (tool.description?.length ?? 0) + jsonTextLength(tool.parameters);
   // A schema goes upstream too (as response_format, output_config.format or a tool) and is billed as input.
@@ -37,6 +56,11 @@ export function measureInput(request: ChatRequest): InputSize {
           break;
         case 'image':
           images++;
+          break;
+        case 'document':
+          if (part.source.type === 'text') characters += part.source.text.length;
+          else pages += pdfPages(part.source.data);
+          characters += (part.title?.length ?? 0) + (part.context?.length ?? 0);
           break;
         case 'redacted_reasoning':
           characters += part.data.length;
@@ -53,20 +77,20 @@ export function measureInput(request: ChatRequest): InputSize {
       }
     }
   }
-  return { characters, images, messages: request.messages.length + (request.system.length > 0 ? 1 : 0) };
+  return { characters, images, pages, messages: request.messages.length + (request.system.length > 0 ? 1 : 0) };
 }
 
 /** A high estimate of the input tokens, for the hold. */
-export function highInputTokens({ characters, images, messages }: InputSize): number {
-  return Math.ceil(characters / 3) + images * imageTokens + messages * perMessageTokens + 16;
+export function highInputTokens({ characters, images, pages, messages }: InputSize): number {
+  return Math.ceil(characters / 3) + images * imageTokens + pages * highPageTokens + messages * perMessageTokens + 16;
 }
 
 /**
  * A plain estimate of the input tokens (count_tokens, billing without upstream usage, the
  * context-window check — a high estimate there would refuse requests the model accepts).
  */
-export function plainInputTokens({ characters, images, messages }: InputSize): number {
-  return Math.ceil(characters / 4) + images * 85 + messages * 3;
+export function plainInputTokens({ characters, images, pages, messages }: InputSize): number {
+  return Math.ceil(characters / 4) + images * 85 + pages * plainPageTokens + messages * 3;
 }
 
 export function estimateInputTokens(request: ChatRequest): number {

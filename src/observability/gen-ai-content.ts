@@ -16,6 +16,9 @@ function userPart(part: UserContentPart): Part {
       return { type: 'text', content: part.text };
     case 'image':
       return imagePart(part);
+    case 'document':
+      // A PDF's bytes stay out of the span, as an image's do.
+      return part.source.type === 'text' ? { type: 'text', content: part.source.text } : { type: 'blob', modality: 'document', mime_type: part.source.mediaType };
     case 'tool_result':
       return { type: 'tool_call_response', id: part.toolCallId, response: part.content.map((item) => (item.type === 'text' ? item.text : imagePart(item))) };
   }

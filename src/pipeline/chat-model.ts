@@ -10,6 +10,7 @@ import type { Dialect } from '../dialects/types.js';
 import type { ChatRequest, ModelCapabilities, ReasoningEffort } from '../model/chat.js';
 import { closestReasoningEffort } from '../model/reasoning.js';
 import { invalid } from '../validation/zod-details.js';
+import { chatAdapterFor } from '../vendors/registry.js';
 
 /** Output cap for models that do not declare one. */
 const defaultMaxOutputTokens = 4_096;
@@ -56,6 +57,7 @@ export function resolveChatModel(
   const capabilities = capabilitiesOf(model);
   const fitted = fitEffortHint(decoded, capabilities);
   checkCapabilities(dialect, fitted, capabilities, model.id, body);
+  checkDocuments(dialect, fitted, model, body);
   const request = withoutPointlessOff(clampOutputBudget(fitted, capabilities), capabilities);
   const clampedFrom = request.maxOutputTokens === fitted.maxOutputTokens ? undefined : fitted.maxOutputTokens;
   return { model, capabilities, request, ...(clampedFrom === undefined ? {} : { maxOutputTokensClampedFrom: clampedFrom }) };
@@ -116,6 +118,31 @@ function checkCapabilities(dialect: Dialect, request: ChatRequest, capabilities:
   if (!capabilities.tools && request.tools.length > 0) {
     throw invalid([...locations.tools], `${modelId} does not support tools`);
   }
+}
+
+/**
+ * Documents go only to routes whose upstream takes them natively (Anthropic, OpenAI); a model
+ * with any other route is refused them rather than answering without having read them.
+ */
+function checkDocuments(dialect: Dialect, request: ChatRequest, model: CatalogModel, body: unknown): void {
+  if (!request.messages.some((message) => message.content.some((part) => part.type === 'document'))) return;
+  const route = model.routes.find((candidate) => chatAdapterFor(candidate.provider.kind)?.takesDocuments !== true);
+  if (route === undefined) return;
+  const loc = firstDocumentLocation(body) ?? dialect.locations.messages;
+  throw invalid([...loc], `${model.id} is served by provider "${route.provider.name}" (${route.provider.kind}), which does not take document blocks; send the document's text as a text block`, 'document');
+}
+
+/** Where the first document block of a Messages body is: ['body', 'messages', i, 'content', j]. */
+function firstDocumentLocation(body: unknown): (string | number)[] | undefined {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return undefined;
+  for (const [i, message] of messages.entries()) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    const j = content.findIndex((block) => (block as { type?: unknown } | null)?.type === 'document');
+    if (j >= 0) return ['body', 'messages', i, 'content', j, 'type'];
+  }
+  return undefined;
 }
 
 /** The field of a location as a client writes it: ['body', 'reasoning', 'effort'] → reasoning.effort. */

@@ -60,6 +60,8 @@ export class UpstreamError extends Error {
 
 export interface ChatAdapter {
   readonly kind: 'openai' | 'anthropic' | 'openai-compatible';
+  /** Whether it carries document parts (PDF, plain text) upstream; routes whose adapter does not are refused them. */
+  readonly takesDocuments: boolean;
   buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
   /** `request` as given to buildRequest: a parser may need to know what that request asked for (structured output). */
   createStreamParser(target: UpstreamTarget, request: ChatRequest): UpstreamStreamParser;

@@ -9,6 +9,7 @@ import type {
   AssistantContentPart,
   ChatMessage,
   ChatRequest,
+  DocumentPart,
   ImagePart,
   ReasoningEffort,
   ResponseFormat,
@@ -130,6 +131,21 @@ function image(block: Extract<MessagesContentBlock, { type: 'image' }>, loc: Loc
   throw invalid([...loc, 'source', 'type'], "image sources of type 'file' are not supported; send base64 data or a url", source.type);
 }
 
+function document(block: Extract<MessagesContentBlock, { type: 'document' }>, loc: Loc): DocumentPart {
+  const source = block.source;
+  if (source.type !== 'base64' && source.type !== 'text') {
+    throw invalid([...loc, 'source', 'type'], `document sources of type '${source.type}' are not supported; send a PDF as base64 data or plain text`, source.type);
+  }
+  // Citations would come back as document locations, which no dialect carries yet: refused, not silently dropped.
+  if (block.citations?.enabled) throw invalid([...loc, 'citations', 'enabled'], 'citations on documents are not supported', true);
+  return {
+    type: 'document',
+    source: source.type === 'base64' ? { type: 'base64', mediaType: source.media_type, data: source.data } : { type: 'text', text: source.data },
+    ...(block.title ? { title: block.title } : {}),
+    ...(block.context ? { context: block.context } : {}),
+  };
+}
+
 function userBlock(block: MessagesContentBlock, loc: Loc): UserContentPart {
   switch (block.type) {
     case 'text':
@@ -142,11 +158,13 @@ function userBlock(block: MessagesContentBlock, loc: Loc): UserContentPart {
         const innerLoc = [...loc, 'content', k];
         if (inner.type === 'text') return { type: 'text', text: inner.text };
         if (inner.type === 'image') return image(inner, innerLoc);
+        if (inner.type === 'document') throw invalid([...innerLoc, 'type'], 'documents inside tool results are not supported; attach them to the user message', inner.type);
         return unsupported(inner, innerLoc);
       });
       return { type: 'tool_result', toolCallId: block.tool_use_id, content: content.filter((p) => p.type !== 'text' || p.text !== ''), ...(block.is_error ? { isError: true } : {}) };
     }
     case 'document':
+      return document(block, loc);
     case 'search_result':
       return unsupported(block, loc);
     default:

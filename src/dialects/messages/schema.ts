@@ -1,8 +1,8 @@
 // The Anthropic Messages request body (wire-formats §2), as zod schemas. Non-strict: unknown
 // fields are ignored, among them `cache_control` everywhere (the gateway places cache
 // breakpoints itself), `citations` on text blocks sent back, `top_k`, `service_tier`.
-// Blocks the gateway cannot carry yet (document, search_result, file images, server tools)
-// pass the schema and are refused by the decoder with their location.
+// Blocks the gateway cannot carry yet (search_result, documents other than base64 PDF or plain
+// text, file images, server tools) pass the schema and are refused by the decoder with their location.
 import { acceptedReasoningEfforts } from '../../model/reasoning.js';
 import { z } from 'zod';
 import { byJsonType } from '../shared/json-type-union.js';
@@ -19,7 +19,20 @@ export const imageBlock = z.object({
   ]),
 });
 
-const documentBlock = z.object({ type: z.literal('document') });
+// PDFs as base64 and plain text are carried; url / content / file sources pass the schema and are refused by the decoder with their location.
+const documentBlock = z.object({
+  type: z.literal('document'),
+  source: taggedUnion('type', [
+    z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: z.string().min(1) }),
+    z.object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: z.string() }),
+    z.object({ type: z.literal('url') }),
+    z.object({ type: z.literal('content') }),
+    z.object({ type: z.literal('file') }),
+  ]),
+  title: z.string().nullish(),
+  context: z.string().nullish(),
+  citations: z.object({ enabled: z.boolean().nullish() }).nullish(),
+});
 const searchResultBlock = z.object({ type: z.literal('search_result') });
 
 const toolResultBlock = z.object({

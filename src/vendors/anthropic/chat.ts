@@ -8,6 +8,7 @@ import { MessagesStreamParser } from './stream.js';
 
 export const anthropicChatAdapter: ChatAdapter = {
   kind: 'anthropic',
+  takesDocuments: true,
   buildRequest: buildMessagesRequest,
   createStreamParser: (target, request) => new MessagesStreamParser(request.responseFormat ? outputToolName(request, target) : undefined),
   parseError: errorFromResponse,

@@ -8,7 +8,7 @@
 //   - tool-call arguments that are not a JSON object (cut by max_tokens, or plain garbage)
 //     go up as `{}`: `input` must be an object, and the call's id must still pair with its result;
 //   - an image's OpenAI `detail` has no Anthropic equivalent.
-import type { AssistantContentPart, ChatMessage, ImagePart, TextPart, UserContentPart } from '../../model/chat.js';
+import type { AssistantContentPart, ChatMessage, DocumentPart, ImagePart, TextPart, UserContentPart } from '../../model/chat.js';
 import { mediaTypeOf, parseDataUrl } from '../shared/images.js';
 import { parseBoundedJson } from '../../util/json-depth.js';
 import { isObject, type JsonObject } from '../shared/json.js';
@@ -37,7 +37,15 @@ export interface ToolResultBlock {
   readonly cache_control?: CacheControl;
 }
 
-export type UserBlock = TextBlock | ImageBlock | ToolResultBlock;
+export interface DocumentBlock {
+  readonly type: 'document';
+  readonly source: { readonly type: 'base64'; readonly media_type: 'application/pdf'; readonly data: string } | { readonly type: 'text'; readonly media_type: 'text/plain'; readonly data: string };
+  readonly title?: string;
+  readonly context?: string;
+  readonly cache_control?: CacheControl;
+}
+
+export type UserBlock = TextBlock | ImageBlock | DocumentBlock | ToolResultBlock;
 
 export type AssistantBlock =
   | TextBlock
@@ -71,6 +79,7 @@ function toolResultsFirst(blocks: readonly UserBlock[]): UserBlock[] {
 
 function userBlocks(parts: readonly UserContentPart[]): UserBlock[] {
   return parts.flatMap((part): UserBlock[] => {
+    if (part.type === 'document') return [documentBlock(part)];
     if (part.type !== 'tool_result') return mediaBlocks([part]);
     const content = mediaBlocks(part.content);
     return [
@@ -90,6 +99,17 @@ function mediaBlocks(parts: readonly (TextPart | ImagePart)[]): (TextBlock | Ima
     const image = imageBlock(part);
     return image ? [image] : [];
   });
+}
+
+/** Documents go up as they came: Anthropic takes PDFs and plain text natively. */
+function documentBlock(document: DocumentPart): DocumentBlock {
+  const source = document.source;
+  return {
+    type: 'document',
+    source: source.type === 'base64' ? { type: 'base64', media_type: source.mediaType, data: source.data } : { type: 'text', media_type: 'text/plain', data: source.text },
+    ...(document.title !== undefined ? { title: document.title } : {}),
+    ...(document.context !== undefined ? { context: document.context } : {}),
+  };
 }
 
 function imageBlock(image: ImagePart): ImageBlock | undefined {

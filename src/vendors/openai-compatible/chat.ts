@@ -21,6 +21,8 @@ const requestOptions: ChatCompletionsRequestOptions = {
 
 export const openaiCompatibleChatAdapter: ChatAdapter = {
   kind: 'openai-compatible',
+  // Chat Completions servers other than OpenAI's rarely take `file` parts: documents are refused, not lost.
+  takesDocuments: false,
   buildRequest: (request, target) => buildChatCompletionsRequest(request, target, requestOptions),
   createStreamParser: () => new ChatCompletionsStreamParser({ reasoningOf: compatibleReasoningOf, citationsOf: compatibleCitationsOf }),
   parseError: errorFromResponse,

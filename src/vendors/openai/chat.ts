@@ -14,6 +14,7 @@ const requestOptions: ChatCompletionsRequestOptions = {
 
 export const openaiChatAdapter: ChatAdapter = {
   kind: 'openai',
+  takesDocuments: true,
   buildRequest: (request, target) => buildChatCompletionsRequest(request, target, requestOptions),
   createStreamParser: () => new ChatCompletionsStreamParser({ citationsOf: (_chunk, delta) => annotationCitations(delta) }),
   parseError: errorFromResponse,

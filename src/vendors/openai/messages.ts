@@ -3,6 +3,7 @@
 //   user turn             → its tool_result parts first, each its own `role: "tool"` message
 //                           (OpenAI wants them right after the assistant's tool_calls), then
 //                           one `user` message with the remaining text and image parts;
+//   document              → a PDF as a `file` part (file_data: a data: URL), plain text as text;
 //   assistant turn        → `content` (its text parts joined) + `tool_calls`.
 // Lossy, because Chat Completions has no slot for them:
 //   - reasoning and redacted reasoning parts are dropped (OpenAI keeps its own reasoning
@@ -11,7 +12,7 @@
 //   - images inside tool results become the text "[image omitted]" (tool messages are text only);
 //   - a tool result's `isError` flag has no field: the tool's own text must say so;
 //   - an assistant turn left with nothing to send (only reasoning) is skipped.
-import type { ChatMessage, ChatRequest, ImagePart, TextPart, ToolResultPart } from '../../model/chat.js';
+import type { ChatMessage, ChatRequest, DocumentPart, ImagePart, TextPart, ToolResultPart } from '../../model/chat.js';
 import { imageUrlOf } from '../shared/images.js';
 
 export interface MessageOptions {
@@ -27,7 +28,17 @@ export interface MessageOptions {
 
 type TextContent = string | { type: 'text'; text: string }[];
 
-type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+/** A PDF on its way to a `file` content part. */
+interface FilePart {
+  readonly type: 'file';
+  readonly filename: string;
+  readonly dataUrl: string;
+}
+
+type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: 'file'; file: { filename: string; file_data: string } };
 
 export type ChatCompletionsMessage =
   | { role: 'system'; content: TextContent }
@@ -62,22 +73,45 @@ function textContent(parts: readonly TextPart[], options: MessageOptions): TextC
 
 function userMessages(content: Extract<ChatMessage, { role: 'user' }>['content'], options: MessageOptions): ChatCompletionsMessage[] {
   const messages: ChatCompletionsMessage[] = [];
-  const rest: (TextPart | ImagePart)[] = [];
+  const rest: (TextPart | ImagePart | FilePart)[] = [];
   for (const part of content) {
     if (part.type === 'tool_result') messages.push(toolMessage(part, options));
+    else if (part.type === 'document') rest.push(...documentParts(part));
     else rest.push(part);
   }
   if (rest.length > 0) messages.push({ role: 'user', content: userContent(rest, options) });
   return messages;
 }
 
-function userContent(parts: readonly (TextPart | ImagePart)[], options: MessageOptions): string | ContentPart[] {
+/**
+ * A document as Chat Completions takes it: a PDF as a file input (a data: URL, named by its
+ * title); plain text as a text part. Its title (for text) and context go before it as text.
+ */
+function documentParts(document: DocumentPart): (TextPart | FilePart)[] {
+  const source = document.source;
+  const lead = [source.type === 'text' ? document.title : undefined, document.context].filter((line) => line !== undefined && line !== '');
+  const parts: (TextPart | FilePart)[] = lead.length > 0 ? [{ type: 'text', text: lead.join('\n\n') }] : [];
+  if (source.type === 'text') parts.push({ type: 'text', text: source.text });
+  else parts.push({ type: 'file', filename: pdfFilename(document.title), dataUrl: `data:${source.mediaType};base64,${source.data}` });
+  return parts;
+}
+
+function pdfFilename(title: string | undefined): string {
+  if (title === undefined || title === '') return 'document.pdf';
+  return title.toLowerCase().endsWith('.pdf') ? title : `${title}.pdf`;
+}
+
+function userContent(parts: readonly (TextPart | ImagePart | FilePart)[], options: MessageOptions): string | ContentPart[] {
   const texts = parts.filter((part): part is TextPart => part.type === 'text');
   if (texts.length === parts.length) return textContent(texts, options);
   const content: ContentPart[] = [];
   for (const part of parts) {
     if (part.type === 'text') {
       content.push({ type: 'text', text: part.text });
+      continue;
+    }
+    if (part.type === 'file') {
+      content.push({ type: 'file', file: { filename: part.filename, file_data: part.dataUrl } });
       continue;
     }
     const url = imageUrlOf(part);
