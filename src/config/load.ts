@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { DomainError } from '../errors/domain-error.js';
-import { configSchema, logLevels, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
+import { configSchema, logLevels, vendorSettingNames, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
 import { parseRub } from '../util/money.js';
@@ -33,6 +33,10 @@ export interface ProviderConfig {
   /** False when api_key_env names a variable that is not set: its routes are disabled. */
   readonly enabled: boolean;
   readonly timeoutMs: number;
+  /** The vendor-specific settings (Vendor.providerSettings) as written. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The values of its `…_env` settings, by name without `_env`; never logged, never printed. */
+  readonly secrets: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Config {
@@ -414,6 +418,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       apiKey,
       enabled: provider.api_key_env === undefined || apiKey !== undefined,
       timeoutMs: parseDuration(provider.timeout ?? '10m'),
+      ...vendorSettingsOf(provider, env),
     };
   }
   return {
@@ -593,6 +598,19 @@ function otlpHeaders(name: string | undefined, env: NodeJS.ProcessEnv): { header
 }
 
 /** An address browsers can open for a server listening on `host`: a wildcard host becomes loopback. */
+/** A provider's vendor-specific settings, and the values of those that name an environment variable. */
+function vendorSettingsOf(provider: ConfigFile['providers'][string], env: NodeJS.ProcessEnv): Pick<ProviderConfig, 'settings' | 'secrets'> {
+  const settings: Record<string, unknown> = {};
+  const secrets: Record<string, string | undefined> = {};
+  for (const name of vendorSettingNames) {
+    const value = (provider as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    settings[name] = value;
+    if (name.endsWith('_env') && typeof value === 'string') secrets[name.slice(0, -'_env'.length)] = env[value] || undefined;
+  }
+  return { settings, secrets };
+}
+
 export function defaultPublicUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;

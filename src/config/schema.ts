@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { acceptedReasoningEfforts, normalizeReasoningEffort } from '../model/reasoning.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
-import { providerKinds } from '../vendors/registry.js';
+import { providerKinds, vendorOf, type ProviderKind } from '../vendors/registry.js';
 
 /** A non-negative decimal string in RUB (or USD for currency rates): "13.50", "0.000135". */
 export const decimalString = z
@@ -36,13 +36,38 @@ const percentString = z
   .regex(/^\d{1,3}(\.\d{1,2})?$/, 'expected a percentage such as "10" or "2.5" (quote it in YAML)')
   .refine((value) => Number(value) <= 100, 'expected at most 100');
 
-const providerSchema = z.strictObject({
-  kind: z.enum(providerKinds),
-  base_url: z.url().optional(),
-  /** Name of the environment variable holding the secret; the secret itself never sits in the file. */
-  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as OPENAI_API_KEY').optional(),
-  timeout: durationString.optional(),
-});
+/** Each vendor's own provider settings (Vendor.providerSettings), all optional here: the kind's own are checked below. */
+const vendorSettings: Record<string, z.ZodType> = {};
+const settingKinds = new Map<string, ProviderKind[]>();
+for (const kind of providerKinds) {
+  for (const [name, schema] of Object.entries(vendorOf(kind)?.providerSettings ?? {})) {
+    vendorSettings[name] ??= (schema as z.ZodType).optional();
+    settingKinds.set(name, [...(settingKinds.get(name) ?? []), kind]);
+  }
+}
+/** The names of every vendor-specific provider setting (config/load.ts copies them into ProviderConfig.settings). */
+export const vendorSettingNames: readonly string[] = [...settingKinds.keys()];
+
+const providerSchema = z
+  .strictObject({
+    kind: z.enum(providerKinds),
+    base_url: z.url().optional(),
+    /** Name of the environment variable holding the secret; the secret itself never sits in the file. */
+    api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as OPENAI_API_KEY').optional(),
+    timeout: durationString.optional(),
+    ...vendorSettings,
+  })
+  .superRefine((provider, context) => {
+    for (const [name, kinds] of settingKinds) {
+      if ((provider as Record<string, unknown>)[name] === undefined || kinds.includes(provider.kind)) continue;
+      context.addIssue({ code: 'custom', path: [name], message: `"${name}" is a setting of providers of kind ${kinds.join(', ')}, not ${provider.kind}` });
+    }
+    const required = vendorOf(provider.kind)?.providerSettings ?? {};
+    for (const [name, schema] of Object.entries(required)) {
+      if ((provider as Record<string, unknown>)[name] !== undefined || (schema as z.ZodType).safeParse(undefined).success) continue;
+      context.addIssue({ code: 'custom', path: [name], message: `providers of kind ${provider.kind} need "${name}"` });
+    }
+  });
 
 const environmentVariableName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name such as S3_ACCESS_KEY_ID');
 

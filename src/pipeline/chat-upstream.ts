@@ -84,7 +84,8 @@ async function streamOneRoute(services: ChatUpstreamServices, exchange: ChatExch
   const upstream = services.upstreams.get(route.provider.name)!;
   const adapter = upstream.adapter;
   if (!adapter) throw new Error(`provider "${upstream.name}" (kind ${upstream.kind}) cannot serve chat`);
-  const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, capabilities: exchange.capabilities, maxOutputTokens, search: model.type === 'search' };
+  const apiKey = upstream.credential ? await upstream.credential(abort.signal) : upstream.apiKey;
+  const target: UpstreamTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey, capabilities: exchange.capabilities, maxOutputTokens, search: model.type === 'search', settings: upstream.settings };
   span.maxTokens(maxOutputTokens);
   if (trace.capturesContent) span.input(request);
   const parser = adapter.createStreamParser(target, request);

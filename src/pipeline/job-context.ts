@@ -67,7 +67,7 @@ export function stepSignal(upstream: Upstream, lease: StepLease): AbortSignal {
 }
 
 export function mediaTarget(upstream: Upstream, model: string): MediaTarget {
-  return { model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
+  return { model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, settings: upstream.settings };
 }
 
 /** A provider's operations for a job's kind, or undefined when it is not configured or does not speak them. */

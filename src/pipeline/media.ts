@@ -177,7 +177,7 @@ async function callUpstream<Request, Result>(services: MediaServices, call: Medi
       const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
       const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
       if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
-      const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey };
+      const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, settings: upstream.settings };
       call.caller.log.provider = upstream.name;
       routeTaken.upstreamModel = route.model;
       const answer = runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);

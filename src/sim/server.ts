@@ -11,6 +11,7 @@ import { handleMediaGet, mediaErrorBody, mediaPostRoutes, mediaProtocolOf } from
 import { simJobStats } from './media/sim-jobs.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { PaymentSimulators } from './payments/routes.js';
+import { vendorSimulatorFor } from './vendors/routes.js';
 import { PrefixCache } from './prefix-cache.js';
 import { defaultSigningSecret } from './signatures.js';
 import { ClientWatch } from './sse-writer.js';
@@ -101,6 +102,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     try {
       // The payment providers (payments/): their own wire, pages and errors.
       if (await payments.handle(request, response, path, queryString, origin)) return;
+      // The vendors under a prefix of their own (vendors/): their own wire and errors.
+      const vendor = vendorSimulatorFor(path);
+      if (vendor) return await vendor.handler({ request, response, path: vendor.rest, query: new URLSearchParams(queryString), origin, cache, usage });
       if (request.method === 'GET' || request.method === 'HEAD') {
         if (path === '/healthz') return sendJson(reply, 200, { status: 'ok' });
         // Test and operator introspection, not a vendor endpoint: counts of simulated jobs.

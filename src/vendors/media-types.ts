@@ -22,6 +22,8 @@ export interface MediaTarget {
   readonly model: string;
   readonly baseUrl: string;
   readonly apiKey?: string;
+  /** The provider's vendor-specific settings (a region, a project), when it has any. */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 /** A non-streaming upstream request: JSON or multipart. */
@@ -38,9 +40,21 @@ export interface MediaHttpResponse {
   readonly body: Uint8Array;
 }
 
-/** Build → send → parse. `parse` receives only 2xx responses; others go through parseError. */
+/** The next request of an asynchronous operation, sent after `delayMs` (the upstream's pacing). */
+export interface MediaFollowUp {
+  readonly request: MediaHttpRequest;
+  readonly delayMs: number;
+}
+
+/**
+ * Build → send → parse. `parse` receives only 2xx responses; others go through parseError.
+ * An asynchronous upstream (submit, then poll, then fetch the result: FLUX, YandexART) also has
+ * `follow`: given each 2xx answer, the next request to send, or undefined when that answer is
+ * the one `parse` reads. The transport follows at most `maxMediaFollowUps` times.
+ */
 export interface MediaOperation<Request, Result> {
   build(request: Request, target: MediaTarget): MediaHttpRequest;
+  follow?(response: MediaHttpResponse, request: Request, target: MediaTarget): MediaFollowUp | undefined;
   parse(response: MediaHttpResponse, request: Request, target: MediaTarget): Result | Promise<Result>;
 }
 

@@ -16,6 +16,8 @@ export interface UpstreamTarget {
   readonly maxOutputTokens: number;
   /** True for models of type `search` (citations expected). */
   readonly search: boolean;
+  /** The provider's vendor-specific settings (a region, a project), when it has any. */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface UpstreamHttpRequest {
@@ -25,6 +27,9 @@ export interface UpstreamHttpRequest {
   /** JSON body; the upstream call is always a streaming one. */
   readonly body: Record<string, unknown>;
 }
+
+/** How a streamed answer is cut into events (shared/stream-framing.ts): server-sent events, or one JSON document per line. */
+export type StreamFraming = 'sse' | 'ndjson';
 
 /** One server-sent event as received: `event:` name (if any) and the joined `data:` lines. */
 export interface SseEvent {
@@ -59,9 +64,11 @@ export class UpstreamError extends Error {
 }
 
 export interface ChatAdapter {
-  readonly kind: 'openai' | 'anthropic' | 'openai-compatible';
+  readonly kind: string;
   /** Whether it carries document parts (PDF, plain text) upstream; routes whose adapter does not are refused them. */
   readonly takesDocuments: boolean;
+  /** How its streamed answer is cut into events; SSE when absent. */
+  readonly framing?: StreamFraming;
   buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
   /** `request` as given to buildRequest: a parser may need to know what that request asked for (structured output). */
   createStreamParser(target: UpstreamTarget, request: ChatRequest): UpstreamStreamParser;

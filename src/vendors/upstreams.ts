@@ -16,7 +16,7 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
     // gateway processes); without one, the simulator this process started.
     const baseUrl = provider.baseUrl ?? (vendor.servedBySimulator ? simulatorUrl : vendor.defaultBaseUrl);
     if (!baseUrl) continue;
-    upstreams.set(provider.name, {
+    const upstream: Upstream = {
       name: provider.name,
       kind: provider.kind,
       adapter: vendor.chat,
@@ -24,7 +24,11 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
       apiKey: provider.apiKey,
       timeoutMs: provider.timeoutMs,
       dispatcher: createDispatcher(),
-    });
+      settings: provider.settings,
+      secrets: provider.secrets,
+    };
+    const exchange = vendor.credentials;
+    upstreams.set(provider.name, exchange ? { ...upstream, credential: (signal) => exchange(upstream, signal) } : upstream);
   }
   return upstreams;
 }

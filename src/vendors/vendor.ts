@@ -2,10 +2,12 @@
 // media adapters and job adapters, and where it is reached when the provider's config names
 // no base_url. Each vendor folder exports one of these (vendor.ts); registry.ts maps provider
 // kinds to them.
+import type { ZodRawShape } from 'zod';
 import type { JobAdapter } from './job-types.js';
 import type { MediaAdapter } from './media-types.js';
 import type { ChatAdapter } from './types.js';
 import type { UsageApi } from './usage-types.js';
+import type { CredentialSource } from './shared/http-transport.js';
 
 export interface Vendor {
   /** The chat adapter; absent when the vendor serves no chat (routes to it for chat are refused). */
@@ -31,4 +33,18 @@ export interface Vendor {
    * serving process starts on a loopback port of its own.
    */
   readonly servedBySimulator?: true;
+  /**
+   * The settings its providers take beyond kind, base_url, api_key_env and timeout (a region, a
+   * project, a folder): zod fields merged into the provider's config schema, refused on
+   * providers of other kinds. A field named `…_env` names an environment variable: its value
+   * reaches the vendor as `secrets[name without _env]`, never in the file.
+   */
+  readonly providerSettings?: ZodRawShape;
+  /**
+   * The credential sent upstream as the target's apiKey, when it is not the configured key
+   * itself: a token exchanged for it (GigaChat's OAuth, a Vertex service account's JWT, a Yandex
+   * IAM token), cached by the vendor until shortly before it expires. Called before each
+   * upstream request; an UpstreamError when the exchange fails.
+   */
+  credentials?(source: CredentialSource, signal: AbortSignal): Promise<string>;
 }

@@ -48,7 +48,7 @@ test('GET /v1/organization/usage/completions: the requests and tokens answered, 
 
   // The gateway's reader: every page, summed per model over the period.
   const api = usageApiFor('sim')!;
-  const upstream: Upstream = { name: 'sim', kind: 'sim', baseUrl: url, timeoutMs: 10_000, dispatcher: createDispatcher() };
+  const upstream: Upstream = { name: 'sim', kind: 'sim', baseUrl: url, timeoutMs: 10_000, dispatcher: createDispatcher(), settings: {}, secrets: {} };
   t.teardown(() => upstream.dispatcher.close());
   const reported = await readReportedUsage(upstream, api, { since: (today - 40 * day) * 1000, until: (today + day) * 1000 });
   t.deepEqual([...reported.values()], [

@@ -17,7 +17,8 @@ function targetOf(file: string, specifier: string): string {
   return path.relative(src, resolved).replace(/\.js$/, '').split(path.sep).join('/');
 }
 
-const allowedPackages = new Set(['node:', 'undici', 'eventsource-parser']);
+// zod: a vendor's provider settings are declared as zod fields (Vendor.providerSettings).
+const allowedPackages = new Set(['node:', 'undici', 'eventsource-parser', 'zod']);
 
 /** Why `target` may not be imported from a vendor file, or undefined when it may. */
 function vendorImportRefused(target: string, typeOnly: boolean): string | undefined {

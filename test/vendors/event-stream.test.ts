@@ -55,7 +55,7 @@ test.after.always(() => server.close());
 
 function upstream(): Upstream {
   const { port } = server.address() as AddressInfo;
-  return { name: 'local', kind: 'openai', adapter: openaiChatAdapter, baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000, dispatcher: createDispatcher() };
+  return { name: 'local', kind: 'openai', adapter: openaiChatAdapter, baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000, dispatcher: createDispatcher(), settings: {}, secrets: {} };
 }
 
 const at = (path: string) => ({ url: `${upstream().baseUrl}${path}`, headers: {}, body: {} });

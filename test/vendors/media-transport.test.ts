@@ -99,7 +99,7 @@ test.after.always(async () => {
 });
 
 function upstream(timeoutMs = 5_000): Upstream {
-  return { name: 'media-test', kind: 'openai', baseUrl, timeoutMs, dispatcher };
+  return { name: 'media-test', kind: 'openai', baseUrl, timeoutMs, dispatcher, settings: {}, secrets: {} };
 }
 
 function post(path: string, body?: MediaHttpRequest['body'], headers: Record<string, string> = {}): MediaHttpRequest {

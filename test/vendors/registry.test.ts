@@ -132,7 +132,7 @@ test('jobs: the simulator\'s videos are OpenAI\'s one segment lower (/v1 at its 
 });
 
 function provider(name: string, kind: ProviderConfig['kind'], options: Partial<ProviderConfig> = {}): ProviderConfig {
-  return { name, kind, baseUrl: undefined, apiKeyEnv: undefined, apiKey: undefined, enabled: true, timeoutMs: 1000, ...options };
+  return { name, kind, baseUrl: undefined, apiKeyEnv: undefined, apiKey: undefined, enabled: true, timeoutMs: 1000, settings: {}, secrets: {}, ...options };
 }
 
 test('createUpstreams takes chat adapters and default base URLs from the registry', async (t) => {

@@ -1,17 +1,16 @@
 // The one HTTP client of every upstream: an undici Agent (connection pool, keep-alive) per
-// provider, created once at start; requests are always streamed and parsed as SSE with
-// eventsource-parser; a non-2xx answer becomes the adapter's UpstreamError before any byte
+// provider, created once at start; requests are always streamed, cut into events by the
+// adapter's framing (stream-framing.ts: SSE with eventsource-parser, or JSON lines); a non-2xx answer becomes the adapter's UpstreamError before any byte
 // reaches the client. Aborting the signal (client gone) tears the upstream request down.
 //
 // The request goes through undici's dispatch with a handler of its own (EventStreamCall)
 // rather than `request()`: its bytes are handed to the SSE parser as undici reads them, with no
 // Readable stream, async iterator or promise per chunk in between (about 10 µs of CPU per
 // request at 50 connections, docs/performance.md).
-import { createParser, type EventSourceParser } from 'eventsource-parser';
-import { StringDecoder } from 'node:string_decoder';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { ChatAdapter, SseEvent, UpstreamHttpRequest } from '../types.js';
 import { UpstreamError } from '../types.js';
+import { createFramer, type EventFramer } from './stream-framing.js';
 
 export interface Upstream {
   readonly name: string;
@@ -22,7 +21,16 @@ export interface Upstream {
   readonly apiKey?: string;
   readonly timeoutMs: number;
   readonly dispatcher: Agent;
+  /** The provider's vendor-specific settings (Vendor.providerSettings), as configured. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The values of its `…_env` settings, by name without `_env`. */
+  readonly secrets: Readonly<Record<string, string | undefined>>;
+  /** The credential to send instead of apiKey, when the vendor exchanges one (Vendor.credentials). */
+  readonly credential?: (signal: AbortSignal) => Promise<string>;
 }
+
+/** What a vendor's credential exchange reads of its upstream. */
+export type CredentialSource = Pick<Upstream, 'name' | 'baseUrl' | 'apiKey' | 'settings' | 'secrets' | 'dispatcher' | 'timeoutMs'>;
 
 export function createDispatcher(): Agent {
   return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
@@ -80,10 +88,8 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
   /** A non-2xx answer: its status, headers and body so far. */
   private refusal: { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer[]; bytes: number } | undefined;
   /** Set once the reader is called. */
-  private reading: { parser: EventSourceParser; decoder: StringDecoder; resolve(): void; reject(error: unknown): void; failure?: { error: unknown } } | undefined;
+  private reading: { framer: EventFramer; resolve(): void; reject(error: unknown): void; failure?: { error: unknown } } | undefined;
   private opened = false;
-  /** Whether any text of the body was read yet (the byte order mark check). */
-  private started = false;
 
   constructor(
     private readonly name: string,
@@ -143,7 +149,7 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
     }
     const { reading } = this;
     if (failureOf(reading)) return;
-    reading.parser.feed(reading.decoder.end());
+    reading.framer.end();
     const failure = failureOf(reading);
     if (failure) reading.reject(failure.error);
     else reading.resolve();
@@ -172,18 +178,15 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
   private readonly read: EventReader = (onEvent) =>
     new Promise<void>((resolve, reject) => {
       const reading: NonNullable<EventStreamCall['reading']> = {
-        decoder: new StringDecoder('utf8'),
         resolve,
         reject,
-        parser: createParser({
-          onEvent: (event) => {
-            if (reading.failure) return;
-            try {
-              onEvent(event.event ? { event: event.event, data: event.data } : { data: event.data });
-            } catch (error) {
-              reading.failure = { error };
-            }
-          },
+        framer: createFramer(this.adapter.framing, (event) => {
+          if (reading.failure) return;
+          try {
+            onEvent(event);
+          } catch (error) {
+            reading.failure = { error };
+          }
         }),
       };
       this.reading = reading;
@@ -202,13 +205,7 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
   private feed(chunk: Buffer): void {
     const reading = this.reading!;
     if (reading.failure) return;
-    let text = reading.decoder.write(chunk);
-    if (!this.started && text !== '') {
-      this.started = true;
-      // A byte order mark opening the stream is not part of it (the SSE spec; TextDecoder's default).
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    reading.parser.feed(text);
+    reading.framer.feed(chunk);
     const failure = failureOf(reading);
     if (!failure) return;
     // What onEvent threw ends the read at once; the upstream request is torn down (its

@@ -4,10 +4,14 @@
 // through the adapter's parseError, with the upstream's Retry-After; sockets failing and
 // timeouts become UpstreamError; the caller aborting its signal passes its AbortError through.
 import type { Dispatcher } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { errors as undiciErrors, request } from 'undici';
 import { retryAfterMs, type Upstream } from './http-transport.js';
 import { UpstreamError } from '../types.js';
 import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaTarget } from '../media-types.js';
+
+/** Most follow-ups of one asynchronous operation (polls and the result's fetch): at 1 s apiece, 10 minutes. */
+export const maxMediaFollowUps = 600;
 
 /** Largest successful answer read (a 4x upscale of a large image is tens of MB; 200 MB is far beyond any). */
 export const maxMediaResponseBytes = 200 * 1024 * 1024;
@@ -72,9 +76,17 @@ export async function runMediaOperation<Request, Result>(
   parseError: MediaAdapter['parseError'],
   options?: SendMediaOptions,
 ): Promise<Result> {
-  const httpRequest = operation.build(mediaRequest, target);
-  const response = await sendMedia(upstream, httpRequest, signal, parseError, options);
-  return operation.parse(response, mediaRequest, target);
+  if (upstream.credential) target = { ...target, apiKey: await upstream.credential(signal) };
+  let response = await sendMedia(upstream, operation.build(mediaRequest, target), signal, parseError, options);
+  for (let followed = 0; ; followed++) {
+    const next = operation.follow?.(response, mediaRequest, target);
+    if (!next) return operation.parse(response, mediaRequest, target);
+    if (followed === maxMediaFollowUps) {
+      throw new UpstreamError(`upstream "${upstream.name}" did not finish the operation after ${maxMediaFollowUps} polls`, 504, true, 'upstream_timeout');
+    }
+    if (next.delayMs > 0) await sleep(next.delayMs, undefined, { signal });
+    response = await sendMedia(upstream, next.request, signal, parseError, options);
+  }
 }
 
 async function encodeBody(httpRequest: MediaHttpRequest): Promise<{ headers: Record<string, string>; body?: string | Buffer }> {
