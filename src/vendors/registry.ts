@@ -5,6 +5,7 @@
 // "Adding a vendor").
 import { anthropicVendor } from './anthropic/vendor.js';
 import type { JobAdapter, JobOperationName } from './job-types.js';
+import { klingVendor } from './kling/vendor.js';
 import type { MediaAdapter } from './media-types.js';
 import { openaiCompatibleVendor } from './openai-compatible/vendor.js';
 import { openaiVendor } from './openai/vendor.js';
@@ -24,6 +25,7 @@ const vendors = {
   'system-one': systemOneVendor,
   suno: sunoVendor,
   upscaler: upscalerVendor,
+  kling: klingVendor,
 } as const satisfies Record<string, Vendor>;
 
 export type ProviderKind = keyof typeof vendors;
