@@ -128,48 +128,60 @@ async function resendRefused(step: JobStep, job: Job, provider: string, error: U
 /**
  * A job found `submitting` at a vendor that names its jobs with the gateway's key: looked up by
  * that key. Found: its upstream id is stored, as the lost answer would have. Not found (the
- * first submit never arrived): sent now under the same name, so a late first submit and this
- * one cannot both make a job (the vendor refuses a name it already holds).
+ * first submit never arrived): sent now under the same name. Refused that name — a first
+ * submit that arrived late made the job meanwhile — it is looked up once more before failing.
  */
 async function reconcileByName(step: JobStep, job: Job, vendor: JobVendor, named: NamedSubmit<unknown>): Promise<void> {
+  const { logger } = step.services;
+  const provider = vendor.upstream.name;
+  const built = await upstreamRequest(step, job);
+  if (built === undefined) return;
+  const found = await lookUpByName(step, job, vendor, named, built.request);
+  if (found !== 'none') return;
+  logger.info({ job_id: job.id, provider, submit_key: submitKeyOf(job) }, 'job found mid-submit is unknown upstream under its key; sending it now');
+  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request, job.submits + 1);
+  if (outcome.kind !== 'refused') return;
+  if (!outcome.error.retryable && (await lookUpByName(step, job, vendor, named, built.request)) !== 'none') return;
+  await resendRefused(step, job, provider, outcome.error);
+}
+
+/**
+ * The vendor's job under the job's key: `handled` when found (its upstream id stored) or when
+ * the look-up failed (the job rescheduled, or failed when the look-up is refused for good);
+ * `none` when the vendor has no job by that name.
+ */
+async function lookUpByName(step: JobStep, job: Job, vendor: JobVendor, named: NamedSubmit<unknown>, request: unknown): Promise<'handled' | 'none'> {
   const { services, owner, lease } = step;
   const { jobs, logger } = services;
   const { upstream, adapter } = vendor;
   const provider = upstream.name;
   const upstreamModel = job.upstreamModel ?? '';
-  const built = await upstreamRequest(step, job);
-  if (built === undefined) return;
   const key = submitKeyOf(job);
   let found: SubmittedJob | undefined;
   try {
-    found = await runMediaOperation(upstream, named.find, { key, request: built.request }, mediaTarget(upstream, upstreamModel), stepSignal(upstream, lease), adapter.parseError);
+    found = await runMediaOperation(upstream, named.find, { key, request }, mediaTarget(upstream, upstreamModel), stepSignal(upstream, lease), adapter.parseError);
   } catch (error) {
-    if (lease.lost) return;
+    if (lease.lost) return 'handled';
     if (!(error instanceof UpstreamError)) throw error;
     // 404: the vendor has no job by that name; anything else leaves the question open.
-    if (error.status !== 404) {
-      const failure = { operation: 'job_submit', provider, upstreamModel, model: job.model, error, attempt: job.submits, fallback: null, jobId: job.id };
-      if (!error.retryable) {
-        services.upstreamObserver.failure(failure);
-        const message = `the gateway could not learn whether ${provider} received this job: looking it up by its key failed (${error.message}); the job was failed and nothing was charged rather than risk paying for it twice`;
-        await failJob(services, job, owner, { code: 'submit_uncertain', message });
-        return;
-      }
-      const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
-      services.upstreamObserver.failure({ ...failure, retryInMs: wait });
-      logger.warn({ job_id: job.id, provider, retry_in_ms: wait }, 'job found mid-submit could not be looked up by its key now; retrying');
-      await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
-      return;
+    if (error.status === 404) return 'none';
+    const failure = { operation: 'job_submit', provider, upstreamModel, model: job.model, error, attempt: job.submits, fallback: null, jobId: job.id };
+    if (!error.retryable) {
+      services.upstreamObserver.failure(failure);
+      const message = `the gateway could not learn whether ${provider} received this job: looking it up by its key failed (${error.message}); the job was failed and nothing was charged rather than risk paying for it twice`;
+      await failJob(services, job, owner, { code: 'submit_uncertain', message });
+      return 'handled';
     }
+    const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
+    services.upstreamObserver.failure({ ...failure, retryInMs: wait });
+    logger.warn({ job_id: job.id, provider, retry_in_ms: wait }, 'job found mid-submit could not be looked up by its key now; retrying');
+    await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
+    return 'handled';
   }
-  if (found) {
-    logger.info({ job_id: job.id, provider, upstream_id: found.upstreamId, submit_key: key }, 'job found mid-submit was made upstream under its key; its upstream id stored');
-    await jobs.reschedule(job, owner, { upstreamId: found.upstreamId, provider, upstreamModel, nextRunAt: services.now() + backoffMs(0) });
-    return;
-  }
-  logger.info({ job_id: job.id, provider, submit_key: key }, 'job found mid-submit is unknown upstream under its key; sending it now');
-  const outcome = await send(step, job, vendor, upstreamModel, built.request, job.submits + 1);
-  if (outcome.kind === 'refused') await resendRefused(step, job, provider, outcome.error);
+  if (!found) return 'none';
+  logger.info({ job_id: job.id, provider, upstream_id: found.upstreamId, submit_key: key }, 'job found mid-submit was made upstream under its key; its upstream id stored');
+  await jobs.reschedule(job, owner, { upstreamId: found.upstreamId, provider, upstreamModel, nextRunAt: services.now() + backoffMs(0) });
+  return 'handled';
 }
 
 type SendOutcome = { kind: 'submitted' | 'handled' } | { kind: 'refused'; error: UpstreamError };

@@ -2,7 +2,8 @@
 // videos (from text, and from a start image) on Kling models whose provider points at the
 // simulated Kling (/kling); the job completes, the MP4 downloads, the charge is exactly the
 // catalog's per-second price × the seconds, and Kling made exactly one task per job — even
-// when the create's answer was lost (the job is found by its external_task_id, not re-sent).
+// when the create's answer was lost (the job is found by its external_task_id, not re-sent) or
+// the create timed out before Kling made the task (looked up, re-sent under the same name).
 // A failed task, a policy refusal in a 200 envelope and a wrong secret key release the hold.
 import type { ExecutionContext } from 'ava';
 import OpenAI, { toFile } from 'openai';
@@ -29,11 +30,11 @@ function perSecondUnits(gateway: TestGateway, model: string): bigint {
   return BigInt(whole!) * unitsPerRub + BigInt(fraction.padEnd(4, '0'));
 }
 
-async function startKling(t: ExecutionContext, database: TestDatabase, key = `${accessKey}:${secretKey}`): Promise<{ gateway: TestGateway; simUrl: string }> {
+async function startKling(t: ExecutionContext, database: TestDatabase, key = `${accessKey}:${secretKey}`, timeout = '10s'): Promise<{ gateway: TestGateway; simUrl: string }> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
   t.teardown(() => simulator.close());
   const raw = fastJobsConfig();
-  raw.providers = { ...raw.providers, kling: { kind: 'kling', base_url: `${simulator.url}/kling`, api_key_env: 'KLING_API_KEY', timeout: '10s' } };
+  raw.providers = { ...raw.providers, kling: { kind: 'kling', base_url: `${simulator.url}/kling`, api_key_env: 'KLING_API_KEY', timeout } };
   const gateway = await startGateway(t, database, { raw, env: { KLING_API_KEY: key }, jobRunner: true });
   return { gateway, simUrl: simulator.url };
 }
@@ -107,6 +108,25 @@ testOnBackends('kling: a create whose answer is lost is found by its external_ta
   t.is((await tasksByName(simUrl))[row.submit_key], 1, 'exactly one Kling task');
   t.deepEqual(await charges(database, client.accountId), [5n * perSecondUnits(gateway, 'kling/kling-v2-master')]);
   t.deepEqual(await charges(database, client.accountId), [1_260_000n], '5 s × 25.20 RUB');
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
+testOnBackends('kling: a create that timed out is looked up (none), sent again under the same name; the late first create makes the task, the re-send is refused the name and the task found: one task', async (t, database) => {
+  // [[sim:kling-late-first]]: Kling holds the first create, making nothing, until the gateway
+  // gives up on it (the provider waits 0.5 s); the look-up finds no task, so the job is sent
+  // again; the first create "arrives" just before that one: its task is made and the re-send
+  // refused the name (1201), after which the job looks again and finds the task.
+  const { gateway, simUrl } = await startKling(t, database, undefined, '500ms');
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
+  const video = await openai.videos.create({ model: 'kling/kling-v2-1', prompt: 'a slow river [[sim:kling-late-first]]', seconds: '10' as never, size: '1280x720' as never });
+  const done = await finished(openai, video.id);
+  t.is(done.status, 'completed', JSON.stringify(done));
+  const row = await database.db('jobs').where({ id: video.id }).first();
+  t.is(Number(row.submits), 2, 'the create that timed out, then the re-send');
+  t.is((await tasksByName(simUrl))[row.submit_key], 1, 'exactly one Kling task');
+  t.deepEqual(await charges(database, client.accountId), [10n * perSecondUnits(gateway, 'kling/kling-v2-1')]);
+  t.deepEqual(await charges(database, client.accountId), [504_000n], '10 s × 5.04 RUB');
   await assertJobMoneySettled(t, database, client.accountId);
 });
 

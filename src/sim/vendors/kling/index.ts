@@ -11,7 +11,12 @@
 //                          Kling answers many errors (1301 content policy, 1303 concurrency…)
 //   [[sim:kling-drop]]     the task is made, then the connection is cut before the answer: the
 //                          client never learns the task_id (a lost answer)
+//   [[sim:kling-late-first]] the first create of an external_task_id is held, unanswered and
+//                          making nothing, until the client gives up (cap 60 s); it "arrives"
+//                          when the next create of that name does: its task is made then, and
+//                          the second create is refused the name (1201) — a late first create
 //   [[sim:job-fail]]       the task ends `failed` with a task_status_msg
+import { once } from 'node:events';
 import type { VendorSimRequest } from '../routes.js';
 import { mp4Video } from '../../media/mp4.js';
 import { checkKlingToken } from './auth.js';
@@ -19,6 +24,8 @@ import { KlingSimError, sendEnvelope } from './envelope.js';
 import { type KlingEndpoint, type KlingTask, KlingTasks } from './tasks.js';
 
 const tasks = new KlingTasks();
+/** external_task_id → the fields of a first create held by [[sim:kling-late-first]]. */
+const lateFirst = new Map<string, Parameters<KlingTasks['create']>[0]>();
 let requestCount = 0;
 
 /** The stats of this process's simulated Kling (in-process tests; GET /kling/__sim/stats for others). */
@@ -77,7 +84,7 @@ async function createTask(context: VendorSimRequest, endpoint: KlingEndpoint, re
   const text = prompt ?? '';
   const code = /\[\[sim:kling-code=(\d{4})\]\]/.exec(text);
   if (code) return sendEnvelope(context.response, requestId, 200, Number(code[1]), `simulated Kling code ${code[1]}`);
-  const task = tasks.create({
+  const fields = {
     endpoint,
     externalTaskId,
     modelName: typeof body.model_name === 'string' ? body.model_name : 'kling-v1',
@@ -85,7 +92,20 @@ async function createTask(context: VendorSimRequest, endpoint: KlingEndpoint, re
     seconds: Number(oneOf(body.duration, 'duration', ['5', '10'], '5')),
     aspectRatio: oneOf(body.aspect_ratio, 'aspect_ratio', ['16:9', '9:16', '1:1'], '16:9'),
     fail: text.includes('[[sim:job-fail]]'),
-  });
+  } as const;
+  if (externalTaskId !== undefined && text.includes('[[sim:kling-late-first]]')) {
+    const held = lateFirst.get(externalTaskId);
+    if (held === undefined) {
+      lateFirst.set(externalTaskId, fields);
+      await Promise.race([once(context.response, 'close'), new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
+      context.response.socket?.destroy();
+      return;
+    }
+    // The held first create arrives now, just ahead of this one.
+    lateFirst.delete(externalTaskId);
+    tasks.create(held);
+  }
+  const task = tasks.create(fields);
   if (!task) throw new KlingSimError(1201, `external_task_id ${externalTaskId} is already used by another task`);
   if (text.includes('[[sim:kling-drop]]')) {
     context.response.socket?.destroy();
