@@ -60,7 +60,7 @@ export async function validateWebhookUrl(services: JobServices, url: string | un
 }
 
 /** The scope a key needs to create each kind of job (the route table's), checked again on a key read anew by the hold. */
-const kindScopes: Record<JobKind, Scope> = { video: 'video', video_upscale: 'video', music: 'music' };
+const kindScopes: Record<JobKind, Scope> = { video: 'video', video_upscale: 'video', music: 'music', response: 'chat' };
 
 /**
  * `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its
@@ -83,11 +83,16 @@ export async function createJob(services: JobServices, input: Omit<NewJob, 'acco
   };
   // Outlives the job's deadline: the runner fails the job (and releases) first.
   const holdTtlMs = services.config.jobs.deadlineMs + 4 * services.config.jobs.leaseMs;
-  const outcome = await withCurrentKey(services, request, (key) =>
-    services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
+  const outcome = await withCurrentKey(services, request, async (key) => {
+    if (job.holdUnits === 0n) {
+      // A free job holds nothing: the key is checked as it is now on its own, as a free chat's is.
+      const refusal = await services.apiKeys.refusal(key.id, key.revision);
+      if (refusal) throw refusal;
+    }
+    return services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
       job.holdUnits > 0n ? holdForJob(services.settles, trx, { ...request, key }, job.holdUnits, holdTtlMs, services.now()) : Promise.resolve(undefined),
-    ),
-  );
+    );
+  });
   if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }
