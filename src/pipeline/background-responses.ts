@@ -9,6 +9,7 @@
 //   the hold released, nothing charged, as any job.
 // GET /v1/responses/{id} shows it at any point; POST /v1/responses/{id}/cancel cancels it.
 import type { ApiKey } from '../auth/api-keys.js';
+import type { Scope } from '../auth/scopes.js';
 import { chargeForUsage, tokenPrices, worstCaseUnits } from '../billing/chat-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import { completedBackgroundResponse, encodeBackgroundResponse, foregroundBody, type BackgroundStatus } from '../dialects/responses/background.js';
@@ -46,7 +47,7 @@ interface StoredRequest {
 
 export async function createBackgroundResponse(
   services: BackgroundResponseServices,
-  input: { body: Record<string, unknown>; apiKey: ApiKey; requestId: string },
+  input: { body: Record<string, unknown>; apiKey: ApiKey; scope: Scope; requestId: string },
 ): Promise<{ job: Job; object: Record<string, unknown> }> {
   if (input.body.stream === true) {
     throw invalid(['body', 'stream'], 'a background response is not streamed: create it without stream and poll GET /v1/responses/{id}', true);
@@ -66,6 +67,7 @@ export async function createBackgroundResponse(
     prompt: null,
     description: `responses ${model.id} (background)`,
     apiKey: input.apiKey,
+    scope: input.scope,
   });
   return { job, object: backgroundResponseObject(job) };
 }

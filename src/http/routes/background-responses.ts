@@ -12,7 +12,7 @@ const answerChat = chatHandler(responsesDialect);
 export const createResponse: Handler = async (ctx, services) => {
   const body = ctx.request.body as unknown;
   if (!isBackground(body)) return answerChat(ctx, services);
-  const { job, object } = await createBackgroundResponse(services, { body, apiKey: ctx.state.apiKey!, requestId: ctx.state.requestId });
+  const { job, object } = await createBackgroundResponse(services, { body, apiKey: ctx.state.apiKey!, scope: ctx.state.scope!, requestId: ctx.state.requestId });
   ctx.state.model = job.model;
   ctx.body = object;
 };
