@@ -1,0 +1,69 @@
+// The simulated FLUX tasks: what each submit asked for and how far it has got. Kept per
+// simulator (by its origin) so that tests running side by side see their own counts, and
+// bounded so that a long-running simulator does not grow without end.
+import { randomUUID } from 'node:crypto';
+
+export type TaskOutcome = 'Ready' | 'Request Moderated' | 'Content Moderated' | 'Error';
+
+export interface BflTask {
+  readonly id: string;
+  readonly model: string;
+  readonly prompt: string;
+  readonly width: number;
+  readonly height: number;
+  readonly format: 'png' | 'jpeg';
+  readonly seed: number;
+  /** Hash of the reference images, so an edit's pattern differs from a generation's. */
+  readonly references: string;
+  readonly outcome: TaskOutcome;
+  /** Polls still answered Pending. */
+  pendingPolls: number;
+  /** How long the sample URL stays valid once Ready, ms. */
+  readonly sampleTtlMs: number;
+  /** When the task first answered Ready (the sample URL's clock starts then). */
+  readyAt?: number;
+}
+
+/** What a simulator's FLUX endpoints served, for tests: submits, polls by answer, samples fetched or refused. */
+export interface BflStats {
+  submits: number;
+  pendingPolls: number;
+  readyPolls: number;
+  failedPolls: number;
+  samples: number;
+  expiredSamples: number;
+}
+
+const maxTasks = 10_000;
+const simulators = new Map<string, { tasks: Map<string, BflTask>; stats: BflStats }>();
+
+function stateOf(origin: string) {
+  let state = simulators.get(origin);
+  if (!state) {
+    state = { tasks: new Map(), stats: { submits: 0, pendingPolls: 0, readyPolls: 0, failedPolls: 0, samples: 0, expiredSamples: 0 } };
+    simulators.set(origin, state);
+  }
+  return state;
+}
+
+export function addTask(origin: string, task: Omit<BflTask, 'id'>): BflTask {
+  const { tasks, stats } = stateOf(origin);
+  if (tasks.size >= maxTasks) tasks.delete(tasks.keys().next().value!);
+  const created = { ...task, id: randomUUID() };
+  tasks.set(created.id, created);
+  stats.submits++;
+  return created;
+}
+
+export function taskOf(origin: string, id: string): BflTask | undefined {
+  return stateOf(origin).tasks.get(id);
+}
+
+export function statsOf(origin: string): BflStats {
+  return stateOf(origin).stats;
+}
+
+/** The counts of the simulator at `origin` (its url), for tests. */
+export function bflSimulatorStats(origin: string): Readonly<BflStats> {
+  return { ...statsOf(origin) };
+}
