@@ -7,12 +7,16 @@ import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { readImageSize } from '../../src/sim/media/png.js';
 import { startSimulator } from '../../src/sim/server.js';
-import { bflSimulatorStats } from '../../src/sim/vendors/bfl/tasks.js';
 import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { startGateway } from '../helpers/gateway.js';
 
 const proPrice = '3.60'; // $0.04
 const kontextPrice = '3.60'; // $0.04
+
+/** The simulator's own counts of what its FLUX endpoints served. */
+async function bflSimulatorStats(simulatorUrl: string) {
+  return (await (await fetch(`${simulatorUrl}/bfl/__sim/stats`)).json()) as Record<string, number>;
+}
 
 async function setup(t: ExecutionContext, database: TestDatabase) {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
@@ -58,7 +62,7 @@ testOnBackends('FLUX generation: submitted, polled through Pending to Ready, the
   t.deepEqual(readImageSize(bytes), { format: 'png', mediaType: 'image/png', width: 1024, height: 768 });
   t.is(await lastCharge(), priceInUnits([{ quantity: 1, price: proPrice, per: 1 }]));
   t.is(await lastCharge(), 36_000n, '3.60 RUB');
-  t.deepEqual(bflSimulatorStats(simulator.url), { submits: 1, pendingPolls: 1, readyPolls: 1, failedPolls: 0, samples: 1, expiredSamples: 0 }, 'one Pending poll, one Ready poll, one sample fetched');
+  t.deepEqual((await bflSimulatorStats(simulator.url)), { submits: 1, pendingPolls: 1, readyPolls: 1, failedPolls: 0, samples: 1, expiredSamples: 0 }, 'one Pending poll, one Ready poll, one sample fetched');
 
   const jpeg = await openai.images.generate({ model: 'bfl/flux-pro-1.1', prompt: 'a red lighthouse at dusk', size: '768x1024', output_format: 'jpeg' });
   t.deepEqual(readImageSize(Buffer.from(jpeg.data![0]!.b64_json!, 'base64')), { format: 'jpeg', mediaType: 'image/jpeg', width: 768, height: 1024 });
@@ -81,9 +85,9 @@ testOnBackends('FLUX Kontext: aspect_ratio honoured, edits carry the reference i
   t.deepEqual(readImageSize(edited), { format: 'png', mediaType: 'image/png', width: 1024, height: 1024 }, 'the reference is square');
   t.notDeepEqual(edited, reference);
   t.is(await lastCharge(), priceInUnits([{ quantity: 1, price: kontextPrice, per: 1 }]));
-  t.is(bflSimulatorStats(simulator.url).submits, 3);
+  t.is((await bflSimulatorStats(simulator.url)).submits, 3);
 
-  const submitsBefore = bflSimulatorStats(simulator.url).submits;
+  const submitsBefore = (await bflSimulatorStats(simulator.url)).submits;
   const before = await balance();
   const ratio = (await t.throwsAsync(openai.images.generate({ model: 'bfl/flux-pro-1.1', prompt: 'x', aspect_ratio: '16:9' } as any))) as any;
   t.is(ratio.status, 422);
@@ -95,7 +99,7 @@ testOnBackends('FLUX Kontext: aspect_ratio honoured, edits carry the reference i
   const two = (await t.throwsAsync(openai.images.generate({ model: 'bfl/flux-pro-1.1', prompt: 'x', n: 2 }))) as any;
   t.is(two.status, 400);
   t.regex(two.message, /one image per request/);
-  t.is(bflSimulatorStats(simulator.url).submits, submitsBefore, 'nothing refused reached FLUX');
+  t.is((await bflSimulatorStats(simulator.url)).submits, submitsBefore, 'nothing refused reached FLUX');
   t.deepEqual(await balance(), before);
 });
 
@@ -105,7 +109,7 @@ testOnBackends('FLUX: an expired sample, a moderated prompt, a failed generation
   const expired = (await t.throwsAsync(openai.images.generate({ model: 'bfl/flux-pro-1.1', prompt: 'a slow download [[sim:sample-ttl=0]]' }))) as any;
   t.is(expired.status, 502);
   t.regex(expired.message, /signed URL had expired/);
-  t.like(bflSimulatorStats(simulator.url), { submits: 1, pendingPolls: 1, readyPolls: 1, samples: 0, expiredSamples: 1 }, 'polled to Ready; the sample was refused as expired');
+  t.like((await bflSimulatorStats(simulator.url)), { submits: 1, pendingPolls: 1, readyPolls: 1, samples: 0, expiredSamples: 1 }, 'polled to Ready; the sample was refused as expired');
 
   const moderated = (await t.throwsAsync(openai.images.generate({ model: 'bfl/flux-pro-1.1', prompt: 'something flagged [[sim:moderated]]' }))) as any;
   t.is(moderated.status, 400);

@@ -7,6 +7,8 @@
 //   GET  /results/{id}/sample.{png|jpeg}?se=&sig=   the image, until the signed URL expires
 //                             (10 minutes after Ready, or [[sim:sample-ttl=MS]]): then 403 in
 //                             storage's XML, as the real delivery host answers
+//   GET  /__sim/stats         the simulator's own counts (not a BFL endpoint): submits, Pending /
+//                             Ready / failed polls, samples served and refused as expired
 // Errors in BFL's FastAPI shape: {"detail": "…"}; 422 {"detail": [{loc, msg, type}]}.
 import { createHmac, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +17,7 @@ import { sha256 } from '../../media/common.js';
 import { patternPng, readImageSize } from '../../media/png.js';
 import type { VendorSimRequest } from '../routes.js';
 import { answerBytes, answerJson, BodyTooLarge, readRequestBody } from './http.js';
-import { addTask, statsOf, taskOf, type BflTask, type TaskOutcome } from './tasks.js';
+import { addTask, statsOf, taskOf, type TaskOutcome } from './tasks.js';
 
 const prefix = '/bfl';
 /** How long a sample URL lasts by default, as BFL's do. */
@@ -48,6 +50,7 @@ export async function handleBfl(sim: VendorSimRequest): Promise<void> {
   const { request, response, path } = sim;
   try {
     if (request.method === 'GET' && path.startsWith('/results/')) return serveSample(sim);
+    if (request.method === 'GET' && path === '/__sim/stats') return answerJson(response, 200, statsOf(sim.usage));
     if (!request.headers['x-key']) throw new BflError(403, 'Not authenticated');
     if (request.method === 'GET' && path === '/v1/get_result') return poll(sim);
     const model = /^\/v1\/(flux-[a-z0-9.-]+)$/.exec(path)?.[1];
@@ -89,7 +92,7 @@ async function submit(sim: VendorSimRequest, model: string): Promise<void> {
   if (faults.status !== undefined) throw faultOf(faults.status, faults.retryAfterSeconds);
   const { outcome, pending, sampleTtlMs: ttl } = switches(prompt);
   const seed = Number.isInteger(fields.seed) ? (fields.seed as number) : sha256(prompt).readUInt32LE(0);
-  const task = addTask(sim.origin, { model, prompt, width, height, format, seed, references: sha256(...references.map((image) => image.bytes)).toString('hex'), outcome, pendingPolls: pending, sampleTtlMs: ttl });
+  const task = addTask(sim.usage, { model, prompt, width, height, format, seed, references: sha256(...references.map((image) => image.bytes)).toString('hex'), outcome, pendingPolls: pending, sampleTtlMs: ttl });
   const outputMp = Math.round(((width * height) / 1_000_000) * 100) / 100;
   answerJson(sim.response, 200, {
     id: task.id,
@@ -162,10 +165,10 @@ function signature(id: string, expires: number): string {
   return createHmac('sha256', signingKey).update(`${id}\n${expires}`).digest('base64url');
 }
 
-function poll({ response, query, origin }: VendorSimRequest): void {
+function poll({ response, query, origin, usage }: VendorSimRequest): void {
   const id = query.get('id') ?? '';
-  const task = taskOf(origin, id);
-  const stats = statsOf(origin);
+  const task = taskOf(usage, id);
+  const stats = statsOf(usage);
   if (!task) return answerJson(response, 200, { id, status: 'Task not found', result: null, progress: null, details: null });
   if (task.pendingPolls > 0) {
     task.pendingPolls--;
@@ -195,10 +198,10 @@ function storageError(code: string, message: string): Buffer {
   return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`, 'utf8');
 }
 
-async function serveSample({ response, path, query, origin }: VendorSimRequest): Promise<void> {
-  const stats = statsOf(origin);
+async function serveSample({ response, path, query, usage }: VendorSimRequest): Promise<void> {
+  const stats = statsOf(usage);
   const match = /^\/results\/([0-9a-f-]+)\/sample\.(png|jpeg)$/.exec(path);
-  const task = match ? taskOf(origin, match[1]!) : undefined;
+  const task = match ? taskOf(usage, match[1]!) : undefined;
   const expires = Number(query.get('se'));
   if (!match || !task || query.get('sig') !== signature(match[1]!, expires)) {
     return answerBytes(response, 404, storageError('BlobNotFound', 'The specified blob does not exist.'), 'application/xml');
@@ -213,9 +216,4 @@ async function serveSample({ response, path, query, origin }: VendorSimRequest):
   // sharp (libvips) only for the jpeg samples.
   const { default: sharp } = await import('sharp');
   answerBytes(response, 200, await sharp(png).jpeg({ quality: 90 }).toBuffer(), 'image/jpeg');
-}
-
-/** The task a test can look at, by id (the simulator's own introspection, not a BFL endpoint). */
-export function bflTaskOf(origin: string, id: string): Readonly<BflTask> | undefined {
-  return taskOf(origin, id);
 }

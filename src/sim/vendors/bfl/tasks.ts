@@ -1,5 +1,6 @@
 // The simulated FLUX tasks: what each submit asked for and how far it has got. Kept per
-// simulator (by its origin) so that tests running side by side see their own counts, and
+// simulator (keyed by its usage book, an object each simulator has its own of, so the state
+// goes when the simulator does) so that tests running side by side see their own counts, and
 // bounded so that a long-running simulator does not grow without end.
 import { randomUUID } from 'node:crypto';
 
@@ -35,19 +36,20 @@ export interface BflStats {
 }
 
 const maxTasks = 10_000;
-const simulators = new Map<string, { tasks: Map<string, BflTask>; stats: BflStats }>();
+const simulators = new WeakMap<object, { tasks: Map<string, BflTask>; stats: BflStats }>();
 
-function stateOf(origin: string) {
-  let state = simulators.get(origin);
+/** `simulator`: the simulator's own usage book (VendorSimRequest.usage), which identifies it. */
+function stateOf(simulator: object) {
+  let state = simulators.get(simulator);
   if (!state) {
     state = { tasks: new Map(), stats: { submits: 0, pendingPolls: 0, readyPolls: 0, failedPolls: 0, samples: 0, expiredSamples: 0 } };
-    simulators.set(origin, state);
+    simulators.set(simulator, state);
   }
   return state;
 }
 
-export function addTask(origin: string, task: Omit<BflTask, 'id'>): BflTask {
-  const { tasks, stats } = stateOf(origin);
+export function addTask(simulator: object, task: Omit<BflTask, 'id'>): BflTask {
+  const { tasks, stats } = stateOf(simulator);
   if (tasks.size >= maxTasks) tasks.delete(tasks.keys().next().value!);
   const created = { ...task, id: randomUUID() };
   tasks.set(created.id, created);
@@ -55,15 +57,10 @@ export function addTask(origin: string, task: Omit<BflTask, 'id'>): BflTask {
   return created;
 }
 
-export function taskOf(origin: string, id: string): BflTask | undefined {
-  return stateOf(origin).tasks.get(id);
+export function taskOf(simulator: object, id: string): BflTask | undefined {
+  return stateOf(simulator).tasks.get(id);
 }
 
-export function statsOf(origin: string): BflStats {
-  return stateOf(origin).stats;
-}
-
-/** The counts of the simulator at `origin` (its url), for tests. */
-export function bflSimulatorStats(origin: string): Readonly<BflStats> {
-  return { ...statsOf(origin) };
+export function statsOf(simulator: object): BflStats {
+  return stateOf(simulator).stats;
 }
