@@ -73,6 +73,9 @@ test('follow: submit → poll the polling_url (key to BFL\'s regional host) → 
 test('follow: a polling URL on another domain gets no key; a submit without polling_url polls get_result on the base', (t) => {
   t.deepEqual(followTask(json({ id: 'x', polling_url: 'https://elsewhere.example/v1/get_result?id=x' }), request, target)?.request.headers, { accept: 'application/json' });
   t.is(followTask(json({ id: 'abc' }), request, target)?.request.url, 'https://api.bfl.ai/v1/get_result?id=abc');
+  const local: MediaTarget = { ...target, baseUrl: 'http://10.0.0.1:8080/bfl' };
+  t.deepEqual(followTask(json({ id: 'x', polling_url: 'http://10.9.0.1:8080/v1/get_result?id=x' }), request, local)?.request.headers, { accept: 'application/json' }, 'addresses are not domains');
+  t.like(followTask(json({ id: 'x', polling_url: 'http://10.0.0.1:8080/bfl/v1/get_result?id=x' }), request, local)?.request.headers, { 'x-key': 'bfl-key' }, 'the same origin');
 });
 
 test('follow: moderation is a 400 that is not retried; Error and a lost task are retryable 502s', (t) => {

@@ -26,6 +26,7 @@ test('speech: POST /v1/text-to-speech/{voice_id}?output_format=…, xi-api-key, 
   const mapped = elevenLabsSpeechOperation.build({ ...speech, voice: 'alloy', speed: 1.1 }, target);
   t.is(mapped.url, 'https://api.elevenlabs.io/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM?output_format=mp3_44100_128');
   t.deepEqual(mapped.body, { json: { text: speech.input, model_id: 'eleven_multilingual_v2', voice_settings: { speed: 1.1 } } });
+  t.is(elevenLabsSpeechOperation.build({ ...speech, voice: 'constructor' }, target).url.split('?')[0], 'https://api.elevenlabs.io/v1/text-to-speech/constructor', 'only the mapping\'s own names');
 });
 
 test('speech: flac, aac, speeds outside 0.7–1.2 and instructions are refused before anything is sent', (t) => {

@@ -73,8 +73,10 @@ function keyGoesTo(url: string, baseUrl: string): boolean {
   const target = new URL(url);
   const base = new URL(baseUrl);
   if (target.origin === base.origin) return true;
+  // A domain only for names: two addresses sharing their last two numbers are not one party.
+  const isName = (host: string) => host.includes('.') && !/^[\d.]+$/.test(host) && !host.startsWith('[');
   const domain = (host: string) => host.split('.').slice(-2).join('.');
-  return target.protocol === base.protocol && base.hostname.includes('.') && domain(target.hostname) === domain(base.hostname);
+  return target.protocol === base.protocol && isName(base.hostname) && isName(target.hostname) && domain(target.hostname) === domain(base.hostname);
 }
 
 function pollRequest(url: string, target: MediaTarget): MediaHttpRequest {

@@ -29,7 +29,7 @@ function refused(message: string, type: string): UpstreamError {
 /** The voice id: the provider's mapping of the name when it has one, else the name itself. */
 export function voiceIdOf(voice: string, target: MediaTarget): string {
   const mapping = target.settings?.voice_ids;
-  if (isObject(mapping) && typeof mapping[voice] === 'string') return mapping[voice];
+  if (isObject(mapping) && Object.hasOwn(mapping, voice) && typeof mapping[voice] === 'string') return mapping[voice];
   return voice;
 }
 
