@@ -130,6 +130,22 @@ testOnBackends('kling: a create that timed out is looked up (none), sent again u
   await assertJobMoneySettled(t, database, client.accountId);
 });
 
+testOnBackends('kling: a lost create answer whose look-up by name is refused for good fails the job (submit_uncertain) and releases the hold: never sent again', async (t, database) => {
+  const { gateway, simUrl } = await startKling(t, database);
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: client.key, maxRetries: 0 });
+  const video = await openai.videos.create({ model: 'kling/kling-v2-1', prompt: 'a hidden task [[sim:kling-drop]] [[sim:kling-name-query-refused]]', seconds: '5' as never });
+  const done = await finished(openai, video.id);
+  t.is(done.status, 'failed');
+  t.is(done.error?.code, 'submit_uncertain');
+  t.regex(done.error!.message, /looking it up by its key failed \(Kling answered code 1103/);
+  const row = await database.db('jobs').where({ id: video.id }).first();
+  t.is(Number(row.submits), 1, 'not sent again');
+  t.is((await tasksByName(simUrl))[row.submit_key], 1, 'the one task Kling made (the operator pays it; the client does not)');
+  t.deepEqual(await charges(database, client.accountId), []);
+  await assertJobMoneySettled(t, database, client.accountId);
+});
+
 testOnBackends('kling: a failed task, a content-policy code in a 200 envelope and a wrong secret key each fail the job and release its hold', async (t, database) => {
   const { gateway } = await startKling(t, database);
   const client = await gateway.newClient({ balanceUnits: 10_000_000n });

@@ -15,6 +15,8 @@
 //                          making nothing, until the client gives up (cap 60 s); it "arrives"
 //                          when the next create of that name does: its task is made then, and
 //                          the second create is refused the name (1201) — a late first create
+//   [[sim:kling-name-query-refused]] queries of the task by its external_task_id are refused
+//                          (1103, HTTP 403): a look-up by name that cannot succeed
 //   [[sim:job-fail]]       the task ends `failed` with a task_status_msg
 import { once } from 'node:events';
 import type { VendorSimRequest } from '../routes.js';
@@ -92,6 +94,7 @@ async function createTask(context: VendorSimRequest, endpoint: KlingEndpoint, re
     seconds: Number(oneOf(body.duration, 'duration', ['5', '10'], '5')),
     aspectRatio: oneOf(body.aspect_ratio, 'aspect_ratio', ['16:9', '9:16', '1:1'], '16:9'),
     fail: text.includes('[[sim:job-fail]]'),
+    nameQueryRefused: text.includes('[[sim:kling-name-query-refused]]'),
   } as const;
   if (externalTaskId !== undefined && text.includes('[[sim:kling-late-first]]')) {
     const held = lateFirst.get(externalTaskId);

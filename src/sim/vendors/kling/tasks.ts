@@ -3,6 +3,8 @@
 // query `processing`, every later one `succeed` (or `failed` for a prompt with
 // [[sim:job-fail]]). Counts per external_task_id let a test assert that the gateway made
 // exactly one task per job (GET /kling/__sim/stats).
+import { KlingSimError } from './envelope.js';
+
 export type KlingEndpoint = 'text2video' | 'image2video';
 
 export interface KlingTask {
@@ -14,6 +16,8 @@ export interface KlingTask {
   readonly seconds: number;
   readonly aspectRatio: '16:9' | '9:16' | '1:1';
   readonly fail: boolean;
+  /** Queries by its external_task_id are refused (1103): a look-up by name that cannot succeed. */
+  readonly nameQueryRefused: boolean;
   readonly createdAt: number;
   queries: number;
 }
@@ -56,7 +60,9 @@ export class KlingTasks {
 
   /** The task of `endpoint` whose task_id or external_task_id is `id`, counted as queried once more. */
   query(endpoint: KlingEndpoint, id: string): KlingTask | undefined {
-    const task = this.tasks.get(id) ?? this.byExternal.get(id);
+    const byName = this.tasks.has(id) ? undefined : this.byExternal.get(id);
+    if (byName?.nameQueryRefused) throw new KlingSimError(1103, 'no permission to query this task');
+    const task = this.tasks.get(id) ?? byName;
     if (!task || task.endpoint !== endpoint) return undefined;
     task.queries++;
     this.queries++;
