@@ -140,7 +140,11 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: messagesDialect.encodeError, handler: chatHandler(messagesDialect) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', errors: messagesDialect.encodeError, handler: countTokens },
   // The Gemini API (@google/genai; routes/gemini.ts): the model id, slash and all, is everything
-  // between `models/` and the `:action`. Google's error body on every /v1beta path.
+  // between `models/` and the `:action`. Under /v1 (what @google/genai 3 calls by default) and
+  // /v1beta (Google's documented paths, older SDKs); Google's error body on all of them.
+  { method: 'POST', path: '/v1/models/{*model}\\:generateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(generateContentDialect, { stream: false }) },
+  { method: 'POST', path: '/v1/models/{*model}\\:streamGenerateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(streamGenerateContentDialect, { stream: true }) },
+  { method: 'POST', path: '/v1/models/{*model}\\:countTokens', auth: 'key', scope: 'chat', body: 'json', errors: encodeGeminiError, handler: countGeminiTokens },
   { method: 'GET', path: '/v1beta/models', auth: 'none', scope: null, errors: encodeGeminiError, handler: listGeminiModels },
   { method: 'GET', path: '/v1beta/models/{*model}', auth: 'none', scope: null, errors: encodeGeminiError, handler: retrieveGeminiModel },
   { method: 'POST', path: '/v1beta/models/{*model}\\:generateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(generateContentDialect, { stream: false }) },

@@ -1,7 +1,7 @@
 // API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x),
 // `x-api-key: <key>` (Anthropic SDK 0.x and Python) or `x-goog-api-key: <key>` (@google/genai).
-// On the Gemini API's paths (/v1beta/) a `?key=<key>` query parameter too, as Google takes it;
-// nowhere else, so keys do not end up in the URLs other clients log.
+// On the Gemini API's paths (/v1beta/…, /v1/models/…:action) a `?key=<key>` query parameter too,
+// as Google takes it; nowhere else, so keys do not end up in the URLs other clients log.
 import type { Next } from 'koa';
 import { AccountDisabledError, KeyNotLiveError } from '../../auth/key-errors.js';
 import { assertKeyUsable, KeyBudgetExceededError } from '../../auth/key-policy.js';
@@ -17,7 +17,7 @@ export function presentedKey(ctx: Context): string | undefined {
   return typeof query === 'string' && query !== '' ? query : undefined;
 }
 
-const isGeminiPath = (path: string) => path.startsWith('/v1beta/');
+const isGeminiPath = (path: string) => path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && path.includes(':'));
 
 const missingGeminiKey = 'Missing API key: send "x-goog-api-key: <key>" (or ?key=<key>).';
 
