@@ -25,7 +25,8 @@ export function encodeGenerateContentResult(result: ChatResult, request: ChatReq
   });
   const placed: PlacedCitation[] = result.citations.map(({ contentIndex, ...citation }) => {
     const partIndex = partIndexOf.get(contentIndex);
-    return partIndex === undefined ? { citation } : { citation, partIndex };
+    const cited = result.content[contentIndex];
+    return partIndex === undefined || cited?.type !== 'text' ? { citation } : { citation, partIndex, textLength: cited.text.length };
   });
   const grounding = groundingMetadata(placed);
   return {

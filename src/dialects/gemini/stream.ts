@@ -22,7 +22,9 @@ interface OpenCall {
 
 export class GeminiStreamEncoder implements StreamEncoder {
   private readonly calls = new Map<number, OpenCall>();
-  private readonly citations: PlacedCitation[] = [];
+  private readonly citations: { index: number; citation: PlacedCitation['citation'] }[] = [];
+  /** Characters of text streamed per internal block, for citations that apply to a whole block. */
+  private readonly textLengths = new Map<number, number>();
   private finish: { reason: FinishReason; raw: string | null } | undefined;
 
   constructor(
@@ -33,6 +35,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
   encode(part: StreamPart): string {
     switch (part.type) {
       case 'text_delta':
+        this.textLengths.set(part.index, (this.textLengths.get(part.index) ?? 0) + part.text.length);
         return part.text === '' ? '' : this.chunk([{ text: part.text }]);
       case 'reasoning_delta':
         return this.request.showReasoning && part.text !== '' ? this.chunk([{ text: part.text, thought: true }]) : '';
@@ -49,7 +52,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'tool_call_end':
         return this.sendCall(part.index);
       case 'citation':
-        this.citations.push({ citation: part.citation });
+        this.citations.push({ index: part.index, citation: part.citation });
         return '';
       case 'finish':
         this.finish = { reason: part.finishReason, raw: part.rawFinishReason };
@@ -61,7 +64,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
 
   end(usage: Usage): string {
     const finish = this.finish ?? { reason: 'stop', raw: null };
-    const grounding = groundingMetadata(this.citations);
+    const grounding = groundingMetadata(this.citations.map(({ index, citation }) => ({ citation, textLength: this.textLengths.get(index) })));
     const candidate = {
       // A part, even empty: the SDK's chat keeps a streamed turn only if every chunk has one.
       content: { role: 'model', parts: [{ text: '' }] },
