@@ -218,6 +218,11 @@ function decodeContents(contents: readonly GeminiContent[], loc: Loc): ChatMessa
       calls = parts.flatMap((part) => (part.type === 'tool_call' ? [{ id: part.id, name: part.name, answered: false }] : []));
       push(messages, { role: 'assistant', content: parts });
     } else {
+      // Responses naming their call's id first: a response without one answers a call none named.
+      for (const part of content.parts) {
+        const call = part.functionResponse?.id == null ? undefined : calls.find((c) => c.id === part.functionResponse!.id);
+        if (call) call.answered = true;
+      }
       push(messages, { role: 'user', content: content.parts.flatMap((part, j) => userPart(part, [...at, 'parts', j], calls)) });
     }
   });
