@@ -209,6 +209,18 @@ testOnBackends('thinking on the reasoning models: thought parts when includeThou
   expected.push(chargeOf(shownStream.chunks.at(-1)!.usageMetadata));
   t.deepEqual(await charges(database.db, accountId), expected);
 
+  // A tool turn with thinking, through the SDK's chat: its history sends the signed thought back
+  // (the simulator, as Anthropic, refuses a thinking block whose signature does not match).
+  const tools = [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] }];
+  for (const includeThoughts of [true, false]) {
+    const chat = client.chats.create({ model: 'anthropic/reasoning', config: { tools, thinkingConfig: { includeThoughts, thinkingBudget: 2048 } } });
+    const first = await chat.sendMessage({ message: 'Weather in Paris?' });
+    t.is(first.candidates![0]!.content!.parts!.some((part) => part.thought && part.thoughtSignature), includeThoughts);
+    const call = first.functionCalls![0]!;
+    const second = await chat.sendMessage({ message: [{ functionResponse: { id: call.id!, name: call.name!, response: { output: 'Sunny' } } }] });
+    t.regex(second.text!, /^Tool results: Sunny/);
+  }
+
   const off = await client.models.generateContent({ model: 'anthropic/reasoning', contents: 'No thinking', config: { thinkingConfig: { thinkingBudget: 0 } } });
   t.is(off.usageMetadata!.thoughtsTokenCount, undefined, 'thinkingBudget 0 turns thinking off');
 });
