@@ -23,6 +23,7 @@ import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.j
 import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
 import { priceVideoUpscale, upscaleVideo } from './routes/video-upscale.js';
+import { cancelResponse, createResponse, retrieveResponse } from './routes/background-responses.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import { adjustAccount, createAccount, disableAccount, enableAccount, listAccounts, showAccount, topupAccount } from './routes/admin-accounts.js';
@@ -136,7 +137,10 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/generations/:type/:id', auth: 'key', scope: null, handler: retrieveGeneration },
   { method: 'GET', path: '/v1/generations/:type/:id/content', auth: 'key', scope: null, rateLimited: false, handler: generationContent },
   { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
-  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: responsesDialect.encodeError, handler: chatHandler(responsesDialect) },
+  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: responsesDialect.encodeError, handler: createResponse },
+  // Background responses (`background: true`): jobs the client polls and may cancel.
+  { method: 'GET', path: '/v1/responses/:id', auth: 'key', rateLimited: false, scope: 'chat', errors: responsesDialect.encodeError, handler: retrieveResponse },
+  { method: 'POST', path: '/v1/responses/:id/cancel', auth: 'key', scope: 'chat', errors: responsesDialect.encodeError, handler: cancelResponse },
   { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: messagesDialect.encodeError, handler: chatHandler(messagesDialect) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', errors: messagesDialect.encodeError, handler: countTokens },
   // The Gemini API (@google/genai; routes/gemini.ts): the model id, slash and all, is everything

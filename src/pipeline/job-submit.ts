@@ -12,7 +12,7 @@ import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
 import { backoffMs, type JobStep, type JobVendor, jobVendor, mediaTarget, stepSignal } from './job-context.js';
 import { failJob } from './job-end.js';
-import { jobKinds } from './job-kinds.js';
+import { mediaJobRules } from './job-kinds.js';
 import { availableRoutes, cooldownMs, RouteCannotServe, tryRoutes } from './route-fallback.js';
 
 /**
@@ -40,7 +40,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
         routeCooldowns,
         async (route) => {
           const vendor = jobVendor(services, route.provider.name, job.kind);
-          if (!vendor) throw new RouteCannotServe(route.provider.name, jobKinds[job.kind].operation);
+          if (!vendor) throw new RouteCannotServe(route.provider.name, mediaJobRules(job.kind).operation);
           const outcome = await send(step, job, vendor, route.model, request, job.submits + ++sends);
           if (outcome.kind === 'refused') throw outcome.error;
         },
@@ -212,7 +212,7 @@ async function upstreamRequest(step: JobStep, job: Job): Promise<{ request: unkn
     }
   };
   try {
-    return { request: await jobKinds[job.kind].upstreamRequest(job.request, input) };
+    return { request: await mediaJobRules(job.kind).upstreamRequest(job.request, input) };
   } catch (error) {
     if (error instanceof JobInputMissingError) {
       await failJob(services, job, owner, { code: 'input_file_missing', message: error.message });
