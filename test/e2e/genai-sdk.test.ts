@@ -88,6 +88,14 @@ testOnBackends('generateContent and generateContentStream over OpenAI and Anthro
     ['anthropic/chat', 'generate-content anthropic/chat'],
     ['anthropic/chat', 'generate-content anthropic/chat'],
   ], 'the history lists them');
+  await gateway.services.requestLog.flush();
+  const logged = await database.db('request_log').where({ account_id: accountId }).whereNot({ route: '/v1/history' }).orderBy('created_at');
+  t.deepEqual(logged.map((row) => [row.route, row.model, row.status, BigInt(row.charged_units)]), [
+    ['/v1/models/{*model}\\:generateContent', 'openai/chat', 200, expected[0]],
+    ['/v1/models/{*model}\\:streamGenerateContent', 'openai/chat', 200, expected[1]],
+    ['/v1/models/{*model}\\:generateContent', 'anthropic/chat', 200, expected[2]],
+    ['/v1/models/{*model}\\:streamGenerateContent', 'anthropic/chat', 200, expected[3]],
+  ], 'the request log has each request, its model and its charge');
   const balance = await gateway.services.ledger.balance(accountId);
   t.is(balance.heldUnits, 0n);
   t.is(balance.balanceUnits, 1_000_000n - expected.reduce((a, b) => a + b, 0n));
@@ -280,7 +288,7 @@ testOnBackends('a client gone mid-stream is charged for what was delivered; noth
   t.deepEqual(await charges(database.db, accountId), [BigInt(record.cost_units)], 'charged once');
 });
 
-testOnBackends("errors in Google's shape: bad key, unknown model, missing scope, refused fields, an upstream failure; nothing charged", async (t, database) => {
+testOnBackends("errors in Google's shape: bad key, unknown model, missing scope, no money, rate limit, refused fields, an upstream failure; nothing charged", async (t, database) => {
   const gateway = await startChatGateway(t, database);
   const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
   const client = sdk(gateway.url, key);
@@ -309,6 +317,13 @@ testOnBackends("errors in Google's shape: bad key, unknown model, missing scope,
   const effort = googleError(t, await t.throwsAsync(client.models.generateContent({ model: 'openai/chat', contents: 'Hi', config: { thinkingConfig: { thinkingLevel: 'HIGH' as never } } })));
   t.like(effort, { code: 400, status: 'INVALID_ARGUMENT' });
   t.regex(effort.message, /^body\.generationConfig\.thinkingConfig: /);
+
+  const broke = await gateway.newClient({ balanceUnits: 0n });
+  t.like(googleError(t, await t.throwsAsync(sdk(gateway.url, broke.key).models.generateContent({ model: 'openai/chat', contents: 'Hi' }))), { code: 402, status: 'FAILED_PRECONDITION' });
+  const limited = await gateway.newClient({ balanceUnits: 1_000_000n, rpm: 1 });
+  await sdk(gateway.url, limited.key).models.countTokens({ model: 'openai/chat', contents: 'Hi' });
+  const limitedError = await t.throwsAsync(sdk(gateway.url, limited.key).models.generateContent({ model: 'openai/chat', contents: 'Hi' }));
+  t.like(googleError(t, limitedError), { code: 429, status: 'RESOURCE_EXHAUSTED' });
 
   const upstream = googleError(t, await t.throwsAsync(client.models.generateContent({ model: 'anthropic/chat', contents: 'x [[sim:status=500]]' })));
   t.like(upstream, { code: 502, status: 'UNAVAILABLE' });
