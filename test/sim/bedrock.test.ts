@@ -7,6 +7,7 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Conv
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import test from 'ava';
 import { startSimulator } from '../../src/sim/server.js';
+import { sigV4Problems, type SignedRequest } from '../helpers/sigv4.js';
 
 const credentials = { accessKeyId: 'AKIASIMULATED0000001', secretAccessKey: 'simulated-secret-access-key' };
 
@@ -116,4 +117,16 @@ test('a request without a SigV4 Authorization is refused with 403', async (t) =>
   t.deepEqual(await response.json(), { message: 'Missing Authentication Token' });
   const unknown = await fetch(`${url}/bedrock/nothing-here`, { method: 'POST' });
   t.is(unknown.status, 404);
+});
+
+test('the simulator records what was signed: the AWS SDK\'s own signature checks out with the independent SigV4 helper', async (t) => {
+  const { client: bedrock, url } = await client(t);
+  await bedrock.send(new ConverseCommand({ modelId: claude, messages: [{ role: 'user', content: [{ text: 'Sign me' }] }] }));
+  const { requests } = (await (await fetch(`${url}/bedrock/__sim/requests`)).json()) as { requests: SignedRequest[] };
+  t.is(requests.length, 1);
+  t.is(requests[0]!.path, `/bedrock/model/${encodeURIComponent(claude)}/converse`);
+  t.deepEqual(sigV4Problems(requests[0]!, { ...credentials, region: 'eu-central-1' }), []);
+  // The same request, checked against another secret or region, is refused by the helper.
+  t.deepEqual(sigV4Problems(requests[0]!, { ...credentials, secretAccessKey: 'another', region: 'eu-central-1' }), ['the signature does not match']);
+  t.deepEqual(sigV4Problems(requests[0]!, { ...credentials, region: 'us-east-1' }), ['signed for region eu-central-1']);
 });
