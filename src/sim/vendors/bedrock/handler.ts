@@ -2,8 +2,9 @@
 // reaches it with `base_url: <simulator>/bedrock`):
 //   POST /model/{modelId}/converse         → the Converse JSON answer
 //   POST /model/{modelId}/converse-stream  → the ConverseStream binary event stream
-//   GET  /__sim/requests                   → the last requests' method, path, headers and body,
-//                                            for tests that check the SigV4 signature (not AWS's)
+//   GET  /__sim/requests                   → the last requests' method, path, headers, body and
+//                                            reported usage, for tests that check the SigV4
+//                                            signature and the charge (not AWS's)
 // A request without `Authorization: AWS4-HMAC-SHA256 Credential=…/{date}/{region}/bedrock/
 // aws4_request, SignedHeaders=…, Signature=…` (or a Bedrock API key's `Bearer …`) is refused
 // with a 403, as AWS does; the signature itself is not checked here (the simulator knows no
@@ -17,9 +18,9 @@ import { ClientWatch, writeStream } from '../../sse-writer.js';
 import type { VendorSimRequest } from '../routes.js';
 import { AwsError, sendAwsError } from './aws-errors.js';
 import { converseCacheUsage } from './converse-cache.js';
-import { renderConverse, renderConverseStream } from './converse-render.js';
+import { renderConverse, renderConverseStream, usageOf } from './converse-render.js';
 import { parseConverseRequest } from './converse-request.js';
-import { recordRequest, recordedRequests } from './recorder.js';
+import { recordRequest, recordedRequests, type RecordedRequest } from './recorder.js';
 
 const maxBodyBytes = 20 * 1024 * 1024;
 const authorizationPattern = /^AWS4-HMAC-SHA256 Credential=[A-Za-z0-9]+\/\d{8}\/[a-z0-9-]+\/bedrock\/aws4_request, ?SignedHeaders=[a-z0-9;-]+, ?Signature=[0-9a-f]{64}$/;
@@ -39,7 +40,7 @@ export async function handleBedrock(context: VendorSimRequest): Promise<void> {
     if (!match) throw new AwsError(404, `no route for ${context.request.method} ${context.path}`, 'UnknownOperationException');
     if (context.request.method !== 'POST') throw new AwsError(405, `${context.path} accepts POST only`, 'UnknownOperationException');
     const raw = await readBody(context.request);
-    recordRequest(context.origin, { method: 'POST', path: context.request.url ?? '', headers: context.request.headers, body: raw.toString('utf8') });
+    const record = recordRequest(context.origin, { method: 'POST', path: context.request.url ?? '', headers: context.request.headers, body: raw.toString('utf8') });
     checkAuthorization(context.request);
     let model: string;
     try {
@@ -47,14 +48,14 @@ export async function handleBedrock(context: VendorSimRequest): Promise<void> {
     } catch {
       throw new AwsError(400, 'the model identifier is not a valid URL path segment');
     }
-    await answer(context, model, match[2] === 'converse-stream', raw, requestId);
+    await answer(context, model, match[2] === 'converse-stream', raw, requestId, record);
   } catch (caught) {
     const error = caught instanceof AwsError ? caught : awsErrorOf(caught);
     sendAwsError(context.response, error, requestId);
   }
 }
 
-async function answer(context: VendorSimRequest, model: string, stream: boolean, raw: Buffer, requestId: string): Promise<void> {
+async function answer(context: VendorSimRequest, model: string, stream: boolean, raw: Buffer, requestId: string, record: RecordedRequest): Promise<void> {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -71,6 +72,7 @@ async function answer(context: VendorSimRequest, model: string, stream: boolean,
   if (model.endsWith('-not-ready')) throw new AwsError(429, 'Model is not ready for inference. Wait and try your request again.', 'ModelNotReadyException');
   const plan = planAnswer(parsed.prompt, faults, defaultSigningSecret);
   const cache = converseCacheUsage(context.cache, parsed);
+  if (!(stream && faults.noUsage)) record.usage = usageOf(parsed, cache, plan.outputTokens);
   const headers = { 'x-amzn-requestid': requestId };
   if (!stream) {
     if (faults.drop) return void context.response.socket?.destroy();
