@@ -224,3 +224,21 @@ testOnBackends('a throttled Bedrock answer pauses its route for a while and cost
   t.true(ids.includes('sim/chat'));
   t.false(ids.includes('bedrock/nova'));
 });
+
+testOnBackends('an exception in the middle of the event stream fails the answer, which is charged for what was delivered', async (t, database) => {
+  const { gateway } = await startBedrockGateway(t, database);
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+  const stream = anthropic.messages.stream({ model: 'bedrock/claude', max_tokens: 1024, messages: [{ role: 'user', content: 'Go [[sim:fail-mid]] [[sim:tokens=60]]' }] });
+  let text = '';
+  stream.on('text', (delta) => (text += delta));
+  await t.throwsAsync(stream.finalMessage());
+  t.true(text.length > 0, 'part of the answer arrived first');
+  const [record] = await usageRecord(gateway, database, accountId);
+  t.is(record.status, 'failed');
+  t.true(record.output_tokens > 0 && record.output_tokens < 60, `${record.output_tokens} of the 60 tokens delivered`);
+  const balance = await gateway.services.ledger.balance(accountId);
+  t.is(balance.heldUnits, 0n);
+  t.is(1_000_000n - balance.balanceUnits, BigInt(record.cost_units));
+  await assertLedgerInvariants(t, database.db);
+});
