@@ -84,7 +84,7 @@ async function answer(context: VendorSimRequest, model: string, stream: boolean,
   }
   const prepared = renderConverseStream(parsed, plan, cache, !faults.noUsage);
   const fault = faults.drop ? 'drop' : faults.failMid ? 'fail-mid' : null;
-  await writeStream(context.response, watch, prepared, { delayMs: faults.delayMs, fault }, { ...headers, 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json' });
+  await writeStream(context.response, watch, prepared, { delayMs: faults.delayMs, fault }, { ...headers, 'content-type': 'application/vnd.amazon.eventstream' });
 }
 
 function checkAuthorization(request: IncomingMessage): void {
