@@ -1,7 +1,7 @@
 // `gateway models check`: every model has the prices its type charges by, each within sane
 // bounds, and routes that can be reached. A mistyped price must stop the operator here, not
 // silently refuse every request (too high) or give everything away (missing).
-import type { Config } from '../config/load.js';
+import type { Config, ProviderConfig } from '../config/load.js';
 import type { ModelType, Pricing } from '../config/schema.js';
 import { parseDecimal } from '../billing/pricing.js';
 
@@ -80,9 +80,19 @@ export function checkCatalog(config: Config): CheckProblem[] {
     const routes = model.routes ?? (model.route ? [model.route] : []);
     const enabled = routes.filter((route) => config.providers[route.provider]?.enabled);
     if (enabled.length === 0) {
-      const missing = [...new Set(routes.map((r) => config.providers[r.provider]?.apiKeyEnv).filter(Boolean))];
+      const missing = [...new Set(routes.map((r) => unsetVariables(config.providers[r.provider]).join(' and ')).filter(Boolean))];
       add('route', 'warning', `disabled: set ${missing.join(' or ')} to enable it`);
     }
   }
   return problems;
+}
+
+/** The variables a disabled provider names that are not set: api_key_env, and its vendor's own `…_env` settings (Bedrock's access keys). */
+function unsetVariables(provider: ProviderConfig | undefined): string[] {
+  if (!provider) return [];
+  const names = provider.apiKeyEnv !== undefined && provider.apiKey === undefined ? [provider.apiKeyEnv] : [];
+  for (const [name, value] of Object.entries(provider.settings)) {
+    if (name.endsWith('_env') && typeof value === 'string' && provider.secrets[name.slice(0, -'_env'.length)] === undefined) names.push(value);
+  }
+  return names;
 }

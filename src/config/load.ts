@@ -30,7 +30,7 @@ export interface ProviderConfig {
   readonly apiKeyEnv: string | undefined;
   /** The secret read from the environment; never logged, never printed. */
   readonly apiKey: string | undefined;
-  /** False when api_key_env names a variable that is not set: its routes are disabled. */
+  /** False when api_key_env (or a vendor's …_env setting) names a variable that is not set: its routes are disabled. */
   readonly enabled: boolean;
   readonly timeoutMs: number;
   /** The vendor-specific settings (Vendor.providerSettings) as written. */
@@ -410,15 +410,18 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
   const providers: Record<string, ProviderConfig> = {};
   for (const [name, provider] of Object.entries(file.providers)) {
     const apiKey = provider.api_key_env ? env[provider.api_key_env] || undefined : undefined;
+    const vendorSettings = vendorSettingsOf(provider, env);
     providers[name] = {
       name,
       kind: provider.kind,
       baseUrl: provider.base_url,
       apiKeyEnv: provider.api_key_env,
       apiKey,
-      enabled: provider.api_key_env === undefined || apiKey !== undefined,
+      // Every variable the provider names must be set (api_key_env, and a vendor's own …_env
+      // settings such as Bedrock's access keys): listing a vendor you have no keys for is harmless.
+      enabled: (provider.api_key_env === undefined || apiKey !== undefined) && Object.values(vendorSettings.secrets).every((secret) => secret !== undefined),
       timeoutMs: parseDuration(provider.timeout ?? '10m'),
-      ...vendorSettingsOf(provider, env),
+      ...vendorSettings,
     };
   }
   return {

@@ -4,12 +4,12 @@
 import type { ServerResponse } from 'node:http';
 
 export interface PreparedStream {
-  /** Complete SSE events, in order. */
-  readonly frames: readonly string[];
+  /** Complete SSE events, in order (or binary messages: AWS's event stream, Bedrock). */
+  readonly frames: readonly (string | Uint8Array)[];
   /** How many frames precede a mid-stream fault ("after half the chunks"). */
   readonly faultAt: number;
   /** The protocol's in-stream error event, for [[sim:fail-mid]]. */
-  readonly errorFrame: string;
+  readonly errorFrame: string | Uint8Array;
 }
 
 export interface StreamOptions {

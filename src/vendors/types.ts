@@ -28,8 +28,12 @@ export interface UpstreamHttpRequest {
   readonly body: Record<string, unknown>;
 }
 
-/** How a streamed answer is cut into events (shared/stream-framing.ts): server-sent events, or one JSON document per line. */
-export type StreamFraming = 'sse' | 'ndjson';
+/**
+ * How a streamed answer is cut into events (shared/stream-framing.ts): server-sent events, one
+ * JSON document per line, or AWS's binary event stream (each message → its `:event-type` header
+ * and its payload as text).
+ */
+export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
 
 /** One server-sent event as received: `event:` name (if any) and the joined `data:` lines. */
 export interface SseEvent {
@@ -72,6 +76,9 @@ export interface ChatAdapter {
   buildRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest;
   /** `request` as given to buildRequest: a parser may need to know what that request asked for (structured output). */
   createStreamParser(target: UpstreamTarget, request: ChatRequest): UpstreamStreamParser;
-  /** Turns a non-2xx upstream response into an UpstreamError. */
-  parseError(status: number, bodyText: string): UpstreamError;
+  /**
+   * Turns a non-2xx upstream response into an UpstreamError. `headers` (lowercase names) for
+   * vendors that put the error's type there (AWS: `x-amzn-errortype`).
+   */
+  parseError(status: number, bodyText: string, headers?: Readonly<Record<string, string | string[] | undefined>>): UpstreamError;
 }

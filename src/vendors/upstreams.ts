@@ -4,7 +4,7 @@
 // simulator, which the serving process starts on a loopback port of its own.
 import type { ProviderConfig } from '../config/load.js';
 import { vendorOf } from './registry.js';
-import { createDispatcher, type Upstream } from './shared/http-transport.js';
+import { createDispatcher, type SignableRequest, type Upstream } from './shared/http-transport.js';
 
 export function createUpstreams(providers: Readonly<Record<string, ProviderConfig>>, simulatorUrl: string | undefined): Map<string, Upstream> {
   const upstreams = new Map<string, Upstream>();
@@ -28,7 +28,12 @@ export function createUpstreams(providers: Readonly<Record<string, ProviderConfi
       secrets: provider.secrets,
     };
     const exchange = vendor.credentials;
-    upstreams.set(provider.name, exchange ? { ...upstream, credential: (signal) => exchange(upstream, signal) } : upstream);
+    const signRequest = vendor.signRequest;
+    upstreams.set(provider.name, {
+      ...upstream,
+      ...(exchange ? { credential: (signal: AbortSignal) => exchange(upstream, signal) } : {}),
+      ...(signRequest ? { sign: (request: SignableRequest) => signRequest(request, upstream) } : {}),
+    });
   }
   return upstreams;
 }

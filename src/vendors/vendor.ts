@@ -7,7 +7,7 @@ import type { JobAdapter } from './job-types.js';
 import type { MediaAdapter } from './media-types.js';
 import type { ChatAdapter } from './types.js';
 import type { UsageApi } from './usage-types.js';
-import type { CredentialSource } from './shared/http-transport.js';
+import type { CredentialSource, SignableRequest } from './shared/http-transport.js';
 
 export interface Vendor {
   /** The chat adapter; absent when the vendor serves no chat (routes to it for chat are refused). */
@@ -47,4 +47,11 @@ export interface Vendor {
    * upstream request; an UpstreamError when the exchange fails.
    */
   credentials?(source: CredentialSource, signal: AbortSignal): Promise<string>;
+  /**
+   * Headers that sign one request over its exact bytes (AWS SigV4: authorization, x-amz-date,
+   * x-amz-content-sha256, x-amz-security-token), for vendors whose credential is not a bearer
+   * token. Called by the chat transport just before sending, after the body is serialized;
+   * an UpstreamError when it cannot sign (credentials missing: 401, not retryable).
+   */
+  signRequest?(request: SignableRequest, source: CredentialSource): Promise<Record<string, string>>;
 }

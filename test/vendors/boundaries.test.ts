@@ -13,12 +13,19 @@ const vendors = path.join(src, 'vendors');
 /** src/-relative path of a relative specifier, without its extension; the package name otherwise. */
 function targetOf(file: string, specifier: string): string {
   const resolved = resolveRelative(file, specifier);
-  if (resolved === undefined) return specifier.startsWith('node:') ? 'node:' : specifier.split('/')[0]!;
+  if (resolved === undefined) {
+    if (specifier.startsWith('node:')) return 'node:';
+    // A scoped package is its scope and name (`@smithy/core/serde` → `@smithy/core`).
+    return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  }
   return path.relative(src, resolved).replace(/\.js$/, '').split(path.sep).join('/');
 }
 
 // zod: a vendor's provider settings are declared as zod fields (Vendor.providerSettings).
-const allowedPackages = new Set(['node:', 'undici', 'eventsource-parser', 'zod']);
+// @smithy/signature-v4: AWS's SigV4 signer (bedrock/signing.ts); @smithy/core: its event-stream
+// codec and UTF-8 helpers (shared/aws-event-stream.ts) — the pieces of the AWS SDK that are pure
+// codecs, so Bedrock goes through the shared transport like every other vendor.
+const allowedPackages = new Set(['node:', 'undici', 'eventsource-parser', 'zod', '@smithy/signature-v4', '@smithy/core']);
 
 /** Why `target` may not be imported from a vendor file, or undefined when it may. */
 function vendorImportRefused(target: string, typeOnly: boolean): string | undefined {

@@ -25,11 +25,17 @@ import { createUpstreams, needsSimulator } from '../../src/vendors/upstreams.js'
 
 const oddKinds = ['nope', 'constructor', '__proto__', 'toString'];
 
+/** The settings a kind cannot go without (Vendor.providerSettings that are required). */
+const requiredSettings: Record<string, Record<string, string>> = {
+  bedrock: { region: 'us-east-1' },
+};
+
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
-  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling']);
+  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'bedrock']);
   const providersField = configSchema.shape.providers;
-  const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind } }).success);
+  const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind, ...requiredSettings[kind] } }).success);
   t.deepEqual(accepted, providerKinds);
+  for (const kind of Object.keys(requiredSettings)) t.false(providersField.safeParse({ p: { kind } }).success, `${kind} without its required settings`);
   for (const kind of providerKinds) t.truthy(vendorOf(kind), kind);
   for (const kind of oddKinds) t.is(vendorOf(kind), undefined, kind);
 });

@@ -8,6 +8,7 @@ import type { UsageBook } from '../usage-book.js';
 import { handleBfl } from './bfl/handler.js';
 import { handleElevenLabs } from './elevenlabs/handler.js';
 import { handleKling } from './kling/index.js';
+import { handleBedrock } from './bedrock/handler.js';
 
 export interface VendorSimRequest {
   readonly request: IncomingMessage;
@@ -30,6 +31,7 @@ const vendorSimulators: Record<string, VendorSimHandler> = {
   bfl: handleBfl,
   elevenlabs: handleElevenLabs,
   kling: handleKling,
+  bedrock: handleBedrock,
 };
 
 /** The handler and the rest of the path when `path` is under a vendor's prefix; else undefined. */

@@ -1,7 +1,10 @@
 // The one HTTP client of every upstream: an undici Agent (connection pool, keep-alive) per
 // provider, created once at start; requests are always streamed, cut into events by the
-// adapter's framing (stream-framing.ts: SSE with eventsource-parser, or JSON lines); a non-2xx answer becomes the adapter's UpstreamError before any byte
+// adapter's framing (stream-framing.ts: SSE with eventsource-parser, JSON lines, or AWS's binary
+// event stream); a non-2xx answer becomes the adapter's UpstreamError before any byte
 // reaches the client. Aborting the signal (client gone) tears the upstream request down.
+// A vendor that signs each request over its bytes (AWS SigV4, Vendor.signRequest) signs it
+// here, once the body is serialized: what was signed is exactly what is sent.
 //
 // The request goes through undici's dispatch with a handler of its own (EventStreamCall)
 // rather than `request()`: its bytes are handed to the SSE parser as undici reads them, with no
@@ -27,6 +30,20 @@ export interface Upstream {
   readonly secrets: Readonly<Record<string, string | undefined>>;
   /** The credential to send instead of apiKey, when the vendor exchanges one (Vendor.credentials). */
   readonly credential?: (signal: AbortSignal) => Promise<string>;
+  /** Headers that sign the request as it will be sent, when the vendor signs each one (Vendor.signRequest). */
+  readonly sign?: (request: SignableRequest) => Promise<Record<string, string>>;
+}
+
+/**
+ * A request exactly as it goes on the wire, for a vendor that signs each one over its bytes
+ * (AWS SigV4): `headers` are all the headers the transport sends (lowercase names), `body` the
+ * serialized body.
+ */
+export interface SignableRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
 }
 
 /** What a vendor's credential exchange reads of its upstream. */
@@ -52,21 +69,25 @@ export type EventReader = (onEvent: (event: SseEvent) => void) => Promise<void>;
  */
 export function openEventStream(upstream: Upstream, adapter: ChatAdapter, httpRequest: UpstreamHttpRequest, signal: AbortSignal): Promise<EventReader> {
   if (signal.aborted) return Promise.reject(toUpstreamError(signal.reason, upstream.name));
-  const { origin, path } = originAndPath(httpRequest.url);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...httpRequest.headers };
+  const body = JSON.stringify(httpRequest.body);
+  if (upstream.sign) return signThenOpen(upstream, adapter, httpRequest.url, headers, body, signal);
+  return dispatchEventStream(upstream, adapter, httpRequest.url, headers, body, signal);
+}
+
+/** The signing vendors' path (AWS): sign over the final headers and body, then send just that. */
+async function signThenOpen(upstream: Upstream, adapter: ChatAdapter, url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<EventReader> {
+  const lowercase = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const signed = { ...lowercase, ...(await upstream.sign!({ method: 'POST', url, headers: lowercase, body })) };
+  return dispatchEventStream(upstream, adapter, url, signed, body, signal);
+}
+
+function dispatchEventStream(upstream: Upstream, adapter: ChatAdapter, url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<EventReader> {
+  if (signal.aborted) return Promise.reject(toUpstreamError(signal.reason, upstream.name));
+  const { origin, path } = originAndPath(url);
   return new Promise<EventReader>((resolve, reject) => {
     const call = new EventStreamCall(upstream.name, adapter, signal, resolve, reject);
-    upstream.dispatcher.dispatch(
-      {
-        origin,
-        path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...httpRequest.headers },
-        body: JSON.stringify(httpRequest.body),
-        headersTimeout: upstream.timeoutMs,
-        bodyTimeout: upstream.timeoutMs,
-      },
-      call,
-    );
+    upstream.dispatcher.dispatch({ origin, path, method: 'POST', headers, body, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.timeoutMs }, call);
   });
 }
 
@@ -134,7 +155,7 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
       const { status, headers, body } = this.refusal;
       let error: UpstreamError;
       try {
-        error = this.adapter.parseError(status, Buffer.concat(body).toString('utf8'));
+        error = this.adapter.parseError(status, Buffer.concat(body).toString('utf8'), headers);
         error.retryAfterMs ??= retryAfterMs(headers);
       } catch (parseFailure) {
         this.rejectOpen(parseFailure);
@@ -149,7 +170,11 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
     }
     const { reading } = this;
     if (failureOf(reading)) return;
-    reading.framer.end();
+    try {
+      reading.framer.end();
+    } catch (error) {
+      reading.failure ??= { error };
+    }
     const failure = failureOf(reading);
     if (failure) reading.reject(failure.error);
     else reading.resolve();
@@ -205,7 +230,13 @@ class EventStreamCall implements Dispatcher.DispatchHandler {
   private feed(chunk: Buffer): void {
     const reading = this.reading!;
     if (reading.failure) return;
-    reading.framer.feed(chunk);
+    try {
+      reading.framer.feed(chunk);
+    } catch (error) {
+      // A framing that cannot cut the bytes (a broken AWS event-stream message) or that found
+      // an in-stream exception: the read ends with its UpstreamError, as a consumer's would.
+      reading.failure ??= { error };
+    }
     const failure = failureOf(reading);
     if (!failure) return;
     // What onEvent threw ends the read at once; the upstream request is torn down (its

@@ -1,11 +1,13 @@
 // How an upstream's streamed answer is cut into events. Most vendors send server-sent events;
-// some send one JSON document per line (YandexGPT's Foundation Models API). Each framing turns
+// some send one JSON document per line (YandexGPT's Foundation Models API); AWS sends binary
+// `application/vnd.amazon.eventstream` messages (Bedrock's ConverseStream). Each framing turns
 // the body's bytes into the same SseEvent values, so an adapter's stream parser reads events
 // whatever the framing, and the transport (http-transport.ts) hands each event on in the tick
 // its bytes arrived.
 import { createParser } from 'eventsource-parser';
 import { StringDecoder } from 'node:string_decoder';
 import type { SseEvent, StreamFraming } from '../types.js';
+import { awsEventStream } from './aws-event-stream.js';
 
 /** Cuts a body into events: `feed` each chunk as read, `end` once the body ended. */
 export interface EventFramer {
@@ -18,6 +20,7 @@ type FramerFactory = (onEvent: (event: SseEvent) => void) => EventFramer;
 const framers: Record<StreamFraming, FramerFactory> = {
   sse: serverSentEvents,
   ndjson: jsonLines,
+  'aws-eventstream': awsEventStream,
 };
 
 export function createFramer(framing: StreamFraming | undefined, onEvent: (event: SseEvent) => void): EventFramer {
