@@ -5,6 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrefixCache } from '../prefix-cache.js';
 import type { UsageBook } from '../usage-book.js';
+import { handleBfl } from './bfl/handler.js';
+import { handleElevenLabs } from './elevenlabs/handler.js';
+import { handleKling } from './kling/index.js';
 
 export interface VendorSimRequest {
   readonly request: IncomingMessage;
@@ -23,7 +26,11 @@ export interface VendorSimRequest {
 export type VendorSimHandler = (request: VendorSimRequest) => Promise<void>;
 
 /** Prefix (without slashes) → the vendor's handler. One line per simulated vendor. */
-const vendorSimulators: Record<string, VendorSimHandler> = {};
+const vendorSimulators: Record<string, VendorSimHandler> = {
+  bfl: handleBfl,
+  elevenlabs: handleElevenLabs,
+  kling: handleKling,
+};
 
 /** The handler and the rest of the path when `path` is under a vendor's prefix; else undefined. */
 export function vendorSimulatorFor(path: string): { handler: VendorSimHandler; rest: string } | undefined {

@@ -41,7 +41,7 @@ export async function sendMedia(
     if (error instanceof TooLarge) throw tooLarge(upstream.name, maxBodyBytes);
     throw transportError(error, upstream.name, signal);
   }
-  return { status: statusCode, headers, body };
+  return { url: httpRequest.url, status: statusCode, headers, body };
 }
 
 /** Sends the request; resolves with a 2xx answer whose body is still to read, or throws the adapter's error of any other. */
