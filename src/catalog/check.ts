@@ -4,6 +4,7 @@
 import type { Config, ProviderConfig } from '../config/load.js';
 import type { ModelType, Pricing } from '../config/schema.js';
 import { parseDecimal } from '../billing/pricing.js';
+import { mediaAdapterFor } from '../vendors/registry.js';
 
 export interface CheckProblem {
   readonly model: string;
@@ -78,6 +79,15 @@ export function checkCatalog(config: Config): CheckProblem[] {
       add('pricing.per_1m_cached_input_tokens', 'warning', `no cached input price: cached input tokens are charged at the full input price (${input})`);
     }
     const routes = model.routes ?? (model.route ? [model.route] : []);
+    // Previews promised by a route whose vendor cannot stream images would fail every such request.
+    if (model.capabilities.partial_images) {
+      for (const route of routes) {
+        const kind = config.providers[route.provider]?.kind;
+        if (kind && !mediaAdapterFor(kind, 'streamImages')) {
+          add('capabilities.partial_images', 'error', `provider "${route.provider}" (${kind}) cannot stream partial images`);
+        }
+      }
+    }
     const enabled = routes.filter((route) => config.providers[route.provider]?.enabled);
     if (enabled.length === 0) {
       const missing = [...new Set(routes.map((r) => unsetVariables(config.providers[r.provider]).join(' and ')).filter(Boolean))];

@@ -142,6 +142,12 @@ export const capabilitiesSchema = z.strictObject({
   aspect_ratios: z.array(z.string()).optional(),
   resolutions: z.array(z.string()).optional(),
   qualities: z.array(z.string()).optional(),
+  /**
+   * The model streams previews (`stream: true` with `partial_images` 1–3): its routes' upstreams
+   * send OpenAI's partial_image events (the vendor's MediaAdapter.streamImages). Without it,
+   * `partial_images` above 0 is a 422 before any hold.
+   */
+  partial_images: z.boolean().optional(),
   // video / music / audio
   durations: z.array(z.number().positive()).optional(),
   max_references: z.number().int().nonnegative().optional(),

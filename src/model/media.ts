@@ -24,6 +24,8 @@ export interface ImageGenerationRequest {
   readonly user?: string;
   /** Reference images (edits); empty for generations. */
   readonly images: readonly InputFile[];
+  /** 1–3 previews to stream before each image (a streamed request only: MediaAdapter.streamImages). */
+  readonly partialImages?: number;
 }
 
 export interface ImageUpscaleRequest {
@@ -38,6 +40,30 @@ export interface GeneratedImage {
   readonly mediaType: string;
   readonly revisedPrompt?: string | null;
 }
+
+/** What an upstream says of a streamed image (OpenAI's event fields); absent when it says nothing. */
+export interface ImageEventFacts {
+  readonly size?: string;
+  readonly quality?: string;
+  readonly background?: string;
+  readonly outputFormat?: string;
+}
+
+/** The token usage an upstream reports on a completed image event. */
+export interface ImageTokenUsage {
+  readonly inputTokens: number;
+  readonly inputTextTokens: number;
+  readonly inputImageTokens: number;
+  readonly outputTokens: number;
+}
+
+/**
+ * One event of a streamed image operation: a preview of the image being drawn (`index` 0…
+ * partialImages-1), or a finished image. With n images, each image's previews come before it.
+ */
+export type ImageStreamEvent =
+  | { readonly type: 'partial'; readonly index: number; readonly image: GeneratedImage; readonly facts: ImageEventFacts }
+  | { readonly type: 'completed'; readonly image: GeneratedImage; readonly facts: ImageEventFacts; readonly usage?: ImageTokenUsage };
 
 export interface SpeechRequest {
   readonly input: string;

@@ -36,6 +36,10 @@ export function quoteImages(services: Pick<ImageServices, 'catalog'>, body: Imag
   }
   const model = resolveMediaModel(services, body.model, ['image']);
   const size = checkImageOptions(model, body);
+  if ((body.partial_images ?? 0) > 0 && !model.config.capabilities.partial_images) {
+    // Before any hold: previews this route cannot stream would be accepted and never sent.
+    throw invalid(['body', 'partial_images'], `${model.id} cannot stream partial images: send partial_images 0 (or leave it out)`, body.partial_images, 'extra_forbidden');
+  }
   const options = { size: body.size, quality: body.quality, resolution: body.resolution, aspectRatio: body.aspect_ratio };
   const unitPrice = imageUnitPrice(model.config.pricing, options);
   if (unitPrice === undefined) throw invalid(['body', 'quality'], `${model.id} has no price for these options`, body.quality);
@@ -75,8 +79,18 @@ function checkImageOptions(model: CatalogModel, body: ImageBody): string | undef
   return `${pixels.width}x${pixels.height}`;
 }
 
-/** A generation, or an edit when reference images come with it. */
-export async function generateImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[]; size?: string }> {
+/** A request checked and quoted, ready for the charge path: what a plain and a streamed call share. */
+export interface PreparedImages {
+  readonly model: CatalogModel;
+  readonly unitPrice: string;
+  readonly size?: string;
+  readonly request: ImageGenerationRequest;
+  /** Reference images came: an edit. */
+  readonly edit: boolean;
+}
+
+/** Quote, reference images checked against the model, the upstream request built: all before any hold. */
+export function prepareImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): PreparedImages {
   const { model, unitPrice, size } = quoteImages(services, body);
   if (references.length > 0) {
     const { references: accepts, max_references: maxReferences } = model.config.capabilities;
@@ -86,8 +100,6 @@ export async function generateImages(services: ImageServices, caller: MediaCalle
     }
   }
   caller.log.model = model.id;
-  let stored: StoredFile[] = [];
-  let answered: GeneratedImage[] = [];
   const request: ImageGenerationRequest = {
     prompt: body.prompt,
     n: body.n,
@@ -100,16 +112,37 @@ export async function generateImages(services: ImageServices, caller: MediaCalle
     user: body.user,
     images: [...references],
   };
+  return { model, unitPrice, size, request, edit: references.length > 0 };
+}
+
+/** The charge of n images: held for all, charged per image returned (at most n), with its usage record's units. */
+export function imagesCharge(prepared: PreparedImages, n: number) {
+  const { model, unitPrice, edit } = prepared;
+  return {
+    holdUnits: imagesPriceUnits(unitPrice, n),
+    actualUnits: (count: number) => imagesPriceUnits(unitPrice, Math.min(count, n)),
+    description: `image ${edit ? 'edit' : 'generation'} ${model.id}`,
+    units: (count: number) => ({ endpoint: edit ? 'image-edits' : 'images', images: Math.min(count, n) }),
+  };
+}
+
+/** A generation, or an edit when reference images come with it. */
+export async function generateImages(services: ImageServices, caller: MediaCaller, body: ImageBody, references: readonly InputFile[]): Promise<{ model: CatalogModel; images: GeneratedImage[]; size?: string }> {
+  const prepared = prepareImages(services, caller, body, references);
+  const { model, unitPrice, size, request, edit } = prepared;
+  const charge = imagesCharge(prepared, body.n);
+  let stored: StoredFile[] = [];
+  let answered: GeneratedImage[] = [];
   await chargedMediaCall<ImageGenerationRequest, GeneratedImage[]>(services, {
     caller,
     model,
-    operation: references.length > 0 ? 'editImages' : 'generateImages',
+    operation: edit ? 'editImages' : 'generateImages',
     request,
-    holdUnits: imagesPriceUnits(unitPrice, body.n),
+    holdUnits: charge.holdUnits,
     // Charged per image actually returned.
-    actualUnits: (result) => imagesPriceUnits(unitPrice, Math.min(result.length, body.n)),
-    description: `image ${references.length > 0 ? 'edit' : 'generation'} ${model.id}`,
-    units: (result) => ({ endpoint: references.length > 0 ? 'image-edits' : 'images', images: Math.min(result.length, body.n) }),
+    actualUnits: (result) => charge.actualUnits(result.length),
+    description: charge.description,
+    units: (result) => charge.units(result.length),
     keep: async (result) => {
       // Converted before they are stored: what is kept and answered is in the asked format.
       answered = await Promise.all(result.slice(0, body.n).map((image) => inImageFormat(image, body.output_format)));
@@ -169,14 +202,14 @@ export async function upscaleImage(services: ImageServices, caller: MediaCaller,
  * Every image becomes a stored file, before the charge is settled (chargedMediaCall's `keep`):
  * a blob store that cannot take them fails the request with its hold released.
  */
-async function storeImages(services: ImageServices, caller: MediaCaller, images: readonly GeneratedImage[]): Promise<StoredFile[]> {
+export async function storeImages(services: ImageServices, caller: MediaCaller, images: readonly GeneratedImage[]): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const image of images) files.push(await services.files.save(caller.apiKey.accountId, 'image', image.mediaType, image.data));
   return files;
 }
 
 /** Every stored image becomes a line of the image history. */
-async function recordImages(services: ImageServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, files: readonly StoredFile[]): Promise<void> {
+export async function recordImages(services: ImageServices, caller: MediaCaller, context: { model: string; prompt: string | null; unitPrice: string }, files: readonly StoredFile[]): Promise<void> {
   const { apiKey, requestId } = caller;
   const records = files.map((file) => ({
     accountId: apiKey.accountId,

@@ -15,10 +15,11 @@ import type { UpstreamObserver } from './upstream-observer.js';
 import type { Upstream } from '../vendors/shared/http-transport.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
-import type { MediaAdapter, MediaOperation, MediaTarget } from '../vendors/media-types.js';
+import type { MediaAdapter, MediaOperation, MediaStreamOperation, MediaTarget } from '../vendors/media-types.js';
 import { mediaAdapterFor } from '../vendors/registry.js';
-import { runMediaOperation } from '../vendors/shared/media-transport.js';
+import { runMediaOperation, streamMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
+import type { GatewayError } from '../errors/gateway-error.js';
 import { invalid } from '../validation/zod-details.js';
 import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';
 import { upstreamFailure } from './upstream-failure.js';
@@ -56,12 +57,25 @@ export interface MediaCaller {
   /** The route's scope (the route table's), checked again on a key read anew by the hold. */
   readonly scope: Scope;
   readonly requestId: string;
-  readonly log: { model?: string; provider?: string; chargedUnits: bigint };
+  readonly log: { model?: string; provider?: string; chargedUnits: bigint; failure?: GatewayError };
   /** The request's trace: the hold, each upstream try and the settle are its child spans. */
   readonly trace?: RequestTrace;
 }
 
-export interface MediaCall<Request, Result> {
+/**
+ * How a streamed operation's events are taken (images with partial_images): each as it arrives,
+ * then the result once the stream ended.
+ */
+export interface MediaEvents<Event, Result> {
+  /** Each event of the route's answer, in the tick it arrived (a preview relayed to the client). */
+  readonly onEvent: (event: Event) => void;
+  /** The result of the stream that ended (the completed images). */
+  readonly result: () => Result;
+  /** True once an event came: it may have reached the client, so no other route is tried. */
+  readonly started: () => boolean;
+}
+
+export interface MediaCall<Request, Result, Event = never> {
   readonly caller: MediaCaller;
   readonly model: CatalogModel;
   readonly operation: Exclude<keyof MediaAdapter, 'kind' | 'parseError'>;
@@ -79,6 +93,10 @@ export interface MediaCall<Request, Result> {
    * on — a client is never charged for a result it did not get.
    */
   readonly keep?: (result: Result) => Promise<void>;
+  /** A streamed operation (`streamImages`, `streamImageEdits`): the route's answer read as events. */
+  readonly events?: MediaEvents<Event, Result>;
+  /** Aborted when the client leaves: the upstream call is torn down, and the signal's reason is the failure. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -98,7 +116,7 @@ export interface MediaUnits {
 const genAiOperation = (operation: MediaCall<unknown, unknown>['operation']) => (operation === 'embed' ? 'embeddings' : 'generate_content');
 
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
-export async function chargedMediaCall<Request, Result>(services: MediaServices, call: MediaCall<Request, Result>): Promise<Result> {
+export async function chargedMediaCall<Request, Result, Event = never>(services: MediaServices, call: MediaCall<Request, Result, Event>): Promise<Result> {
   const { model, caller } = call;
   const trace = caller.trace ?? noopRequestTrace;
   trace.operation(genAiOperation(call.operation), call.operation);
@@ -157,32 +175,60 @@ export async function chargedMediaCall<Request, Result>(services: MediaServices,
 }
 
 /** `routeTaken` is told the upstream model of the route that answered. */
-async function callUpstream<Request, Result>(services: MediaServices, call: MediaCall<Request, Result>, routeTaken: { upstreamModel?: string }, trace: RequestTrace): Promise<Result> {
+async function callUpstream<Request, Result, Event>(services: MediaServices, call: MediaCall<Request, Result, Event>, routeTaken: { upstreamModel?: string }, trace: RequestTrace): Promise<Result> {
   const routes = availableRoutes(call.model.routes, services.routeCooldowns, services.now());
   if (routes.length === 0) throw new UpstreamError(`every route of ${call.model.id} is pausing at its upstream's request`, 429, true);
+  const clientGone = () => call.signal?.aborted === true;
   return tryRoutes(
     routes,
     services.routeCooldowns,
     (route, span) => {
       const upstream = services.upstreams.get(route.provider.name);
       const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
-      const operation = adapter?.[call.operation] as MediaOperation<Request, Result> | undefined;
+      const operation = adapter?.[call.operation];
       if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
       const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, settings: upstream.settings };
       call.caller.log.provider = upstream.name;
       routeTaken.upstreamModel = route.model;
-      const answer = runMediaOperation(upstream, operation, call.request, target, AbortSignal.timeout(upstream.timeoutMs), adapter.parseError);
-      if (!trace.recording) return answer;
-      return answer.then((result) => {
+      const timeout = AbortSignal.timeout(upstream.timeoutMs);
+      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+      const answer = call.events
+        ? readEvents(upstream, operation as MediaStreamOperation<Request, Event>, call, target, signal, adapter.parseError, call.events)
+        : runMediaOperation(upstream, operation as MediaOperation<Request, Result>, call.request, target, signal, adapter.parseError);
+      // A call cut because the client left fails as that (ClientGoneError), not as the transport's abort.
+      const settled = answer.catch((error: unknown) => {
+        throw clientGone() ? call.signal!.reason : error;
+      });
+      if (!trace.recording) return settled;
+      return settled.then((result) => {
         const units = call.units(result);
         span.answered({ usage: { inputTokens: units.inputTokens, outputTokens: units.outputTokens } });
         return result;
       });
     },
-    // A transient failure: the next route may serve it.
-    (error) => error instanceof UpstreamError && error.retryable,
+    // A transient failure, before anything of a stream came: the next route may serve it.
+    (error) => error instanceof UpstreamError && error.retryable && !clientGone() && !(call.events?.started() ?? false),
     services.now,
-    (attempt) => services.upstreamObserver.attempted({ operation: call.operation, model: call.model.id, requestId: call.caller.requestId }, attempt),
+    // A call cut because the client left is no upstream failure: only its duration counts.
+    (attempt) =>
+      services.upstreamObserver.attempted(
+        { operation: call.operation, model: call.model.id, requestId: call.caller.requestId },
+        clientGone() ? { route: attempt.route, attempt: attempt.attempt, seconds: attempt.seconds } : attempt,
+      ),
     trace,
   );
+}
+
+/** A streamed operation read to its end, each event handed on as it comes; then its result. */
+async function readEvents<Request, Result, Event>(
+  upstream: Upstream,
+  operation: MediaStreamOperation<Request, Event>,
+  call: MediaCall<Request, Result, Event>,
+  target: MediaTarget,
+  signal: AbortSignal,
+  parseError: MediaAdapter['parseError'],
+  events: MediaEvents<Event, Result>,
+): Promise<Result> {
+  await streamMediaOperation(upstream, operation, call.request, target, signal, parseError, events.onEvent);
+  return events.result();
 }

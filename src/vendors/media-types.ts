@@ -9,13 +9,14 @@ import type {
   EmbeddingsResult,
   GeneratedImage,
   ImageGenerationRequest,
+  ImageStreamEvent,
   ImageUpscaleRequest,
   SpeechRequest,
   SpeechResult,
   TranscriptionRequest,
   TranscriptionResult,
 } from '../model/media.js';
-import type { UpstreamError } from './types.js';
+import type { SseEvent, UpstreamError } from './types.js';
 
 export interface MediaTarget {
   /** The upstream's own model name (the route's `model`). */
@@ -63,11 +64,33 @@ export interface MediaOperation<Request, Result> {
   parse(response: MediaHttpResponse, request: Request, target: MediaTarget): Result | Promise<Result>;
 }
 
+/** Reads one streamed answer's events. Stateful; one per response. */
+export interface MediaStreamParser<Event> {
+  /** The events one upstream event stands for (may be none). Throws UpstreamError for an in-stream error event. */
+  push(event: SseEvent): Event[];
+  /** The stream ended: throws UpstreamError when it was cut before its final event. */
+  end(): void;
+}
+
+/**
+ * An operation whose answer is a stream of server-sent events (OpenAI's images with
+ * `stream: true` and `partial_images`): build → send → each event parsed as it arrives
+ * (shared/media-transport.ts `streamMediaOperation`). Pure, as MediaOperation.
+ */
+export interface MediaStreamOperation<Request, Event> {
+  build(request: Request, target: MediaTarget): MediaHttpRequest;
+  createParser(request: Request, target: MediaTarget): MediaStreamParser<Event>;
+}
+
 export interface MediaAdapter {
   readonly kind: string;
   readonly generateImages?: MediaOperation<ImageGenerationRequest, GeneratedImage[]>;
   /** Image edits (reference images); same request type with `images` filled. */
   readonly editImages?: MediaOperation<ImageGenerationRequest, GeneratedImage[]>;
+  /** Generations streamed with partial images (`partial_images`): previews, then each image. */
+  readonly streamImages?: MediaStreamOperation<ImageGenerationRequest, ImageStreamEvent>;
+  /** Edits streamed with partial images. */
+  readonly streamImageEdits?: MediaStreamOperation<ImageGenerationRequest, ImageStreamEvent>;
   readonly upscaleImage?: MediaOperation<ImageUpscaleRequest, GeneratedImage>;
   readonly speech?: MediaOperation<SpeechRequest, SpeechResult>;
   readonly transcribe?: MediaOperation<TranscriptionRequest, TranscriptionResult>;

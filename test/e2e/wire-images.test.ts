@@ -102,11 +102,12 @@ testOnBackends('images: output_format jpeg and webp answer those bytes (generati
   t.deepEqual(types, ['image/jpeg', 'image/jpeg', 'image/png', 'image/png', 'image/webp', 'image/webp']);
 });
 
-testOnBackends('images: stream: true gives image_generation.completed (generations) and image_edit.completed (edits) with the bytes of a plain request, charged the same', async (t, database) => {
+testOnBackends('images: stream: true gives image_generation.completed (generations), and with partial_images each image\'s previews before its image_edit.completed (edits), with the bytes of a plain request, charged the same', async (t, database) => {
   const { openai, charges } = await setup(t, database);
   const body = { model: 'sim/image', prompt: 'a streamed kite', quality: 'low' as const, size: '1024x1536' as const };
   const plain = await openai.images.generate(body);
-  const stream = await openai.images.generate({ ...body, stream: true, partial_images: 2 });
+  // No previews asked: the completed event alone (test/e2e/image-stream.test.ts has the previews).
+  const stream = await openai.images.generate({ ...body, stream: true });
   const events: any[] = [];
   for await (const event of stream) events.push(event);
   t.deepEqual(events.map((event) => event.type), ['image_generation.completed']);
@@ -119,8 +120,10 @@ testOnBackends('images: stream: true gives image_generation.completed (generatio
   const edits = await openai.images.edit({ model: 'sim/image', prompt: 'the kite at dusk', image: reference, quality: 'low', n: 2, output_format: 'webp', stream: true, partial_images: 1 });
   const edited: any[] = [];
   for await (const event of edits) edited.push(event);
-  t.deepEqual(edited.map((event) => event.type), ['image_edit.completed', 'image_edit.completed'], 'one event per image');
-  for (const event of edited) t.deepEqual(await imageFacts(event.b64_json), { magic: 'webp', width: 1024, height: 1536 });
+  // The previews as they come; the completed images once all are kept and charged (all or nothing).
+  t.deepEqual(edited.map((event) => event.type), ['image_edit.partial_image', 'image_edit.partial_image', 'image_edit.completed', 'image_edit.completed'], 'each image\'s preview, then the images');
+  for (const event of edited.filter((event) => event.type === 'image_edit.completed')) t.deepEqual(await imageFacts(event.b64_json), { magic: 'webp', width: 1024, height: 1536 });
+  for (const event of edited.filter((event) => event.type === 'image_edit.partial_image')) t.deepEqual(await imageFacts(event.b64_json), { magic: 'webp', width: 512, height: 768 });
   t.deepEqual(await charges(), [9_900n, 9_900n, 19_800n]);
 });
 

@@ -200,3 +200,49 @@ test('embeddings: SDK default (base64) decodes to 1536 floats; float gives the s
   await t.throwsAsync(openai.embeddings.create({ model: 'm', input: 'x', dimensions: 2000 }), { instanceOf: OpenAI.BadRequestError, message: /dimensions/ });
   await t.throwsAsync(openai.embeddings.create({ model: 'm', input: 'x [[sim:status=503]]' }), { instanceOf: OpenAI.InternalServerError });
 });
+
+test('images stream: partial_images previews (the pattern drawn smaller, in the asked format) then the completed image with usage; n=2 repeats it per image; fail-mid is an error event', async (t) => {
+  const { openai } = await startTestSimulator(t);
+  const body = { model: 'gpt-image-1', prompt: 'a streamed lighthouse', size: '1536x1024' as const, quality: 'low' as const };
+  const plain = await openai.images.generate(body);
+  const events: any[] = [];
+  for await (const event of await openai.images.generate({ ...body, stream: true, partial_images: 3 })) events.push(event);
+  t.deepEqual(
+    events.map((event) => [event.type, event.partial_image_index]),
+    [
+      ['image_generation.partial_image', 0],
+      ['image_generation.partial_image', 1],
+      ['image_generation.partial_image', 2],
+      ['image_generation.completed', undefined],
+    ],
+  );
+  t.deepEqual(
+    events.map((event) => readPngSize(pngBytes(event.b64_json))),
+    [
+      { width: 384, height: 256 },
+      { width: 768, height: 512 },
+      { width: 1152, height: 768 },
+      { width: 1536, height: 1024 },
+    ],
+  );
+  t.is(events[3].b64_json, plain.data![0]!.b64_json, 'the completed image is the plain answer\'s');
+  for (const event of events) t.like(event, { background: 'opaque', output_format: 'png', quality: 'low', size: '1536x1024' });
+  t.deepEqual(events[3].usage, plain.usage);
+
+  const edits: any[] = [];
+  const reference = await toFile(patternPng(64, 64, 'reference'), 'reference.png', { type: 'image/png' });
+  for await (const event of await openai.images.edit({ model: 'gpt-image-1', prompt: 'at night', image: reference, n: 2, size: '1024x1024', output_format: 'jpeg', stream: true, partial_images: 1 })) edits.push(event);
+  t.deepEqual(edits.map((event) => event.type), ['image_edit.partial_image', 'image_edit.completed', 'image_edit.partial_image', 'image_edit.completed']);
+  for (const event of edits) t.is((await sharp(pngBytes(event.b64_json)).metadata()).format, 'jpeg');
+  t.is(edits[1].usage.input_tokens_details.image_tokens > 0, true, 'the first image carries the input');
+  t.is(edits[3].usage.input_tokens, 0, 'the second only its own output');
+
+  const seen: string[] = [];
+  await t.throwsAsync(
+    async () => {
+      for await (const event of await openai.images.generate({ ...body, prompt: 'x [[sim:fail-mid]]', stream: true, partial_images: 2 })) seen.push(event.type);
+    },
+    { instanceOf: OpenAI.APIError, message: /Simulated failure in the middle of the stream/ },
+  );
+  t.deepEqual(seen, ['image_generation.partial_image'], 'after half the events');
+});

@@ -1,41 +1,71 @@
 // The SSE body of the image endpoints with `stream: true`, in OpenAI's events:
-// `image_generation.completed` (generations) and `image_edit.completed` (edits), one per image.
-// As for the audio events (audio-events.ts), the upstream call is made whole (every upstream
-// kind answers images so), then its images are sent as the events a streaming client waits
-// for: the same bytes as a plain request, charged the same. No `partial_image` event is sent:
-// OpenAI's own stream may end before the asked `partial_images` are made, and the gateway has
-// no upstream partial to send.
-import type { GeneratedImage } from '../../model/media.js';
+// `image_generation.partial_image` / `image_edit.partial_image` (a preview of the image being
+// drawn, `partial_image_index` 0…) and `image_generation.completed` / `image_edit.completed`
+// (one per image, with `usage`), each as `event: <type>` + `data: <json>`, as OpenAI sends them.
+// With `partial_images` 1–3, on a model that streams them, the previews are the upstream's own,
+// relayed as they come (pipeline/image-stream.ts). Without previews (`partial_images` 0 or
+// absent) the upstream call is made whole, as for the audio events (audio-events.ts), and its
+// images are sent as the completed events a streaming client waits for: the same bytes as a
+// plain request, charged the same. An upstream failure after the first event ends the stream
+// with an `error` event.
+import type { GeneratedImage, ImageEventFacts, ImageTokenUsage } from '../../model/media.js';
 
+export type ImageEventKind = 'image_generation' | 'image_edit';
+
+/** What the request asked, for the fields the upstream did not state. */
 export interface ImageEventsEcho {
   readonly background?: string;
   readonly outputFormat: string;
   readonly quality?: string;
   readonly size?: string;
-  /** Estimated from the prompt (the upstream's token usage is not carried); images are charged per image. */
+  /** Estimated from the prompt, for an upstream that reports no token usage; images are charged per image. */
   readonly inputTokens: number;
 }
 
-export function imageEvents(kind: 'image_generation' | 'image_edit', images: readonly GeneratedImage[], echo: ImageEventsEcho): string {
-  const createdAt = Math.floor(Date.now() / 1000);
-  let body = '';
-  for (const image of images) {
-    const event = {
-      type: `${kind}.completed`,
-      b64_json: Buffer.from(image.data).toString('base64'),
-      background: echo.background ?? 'auto',
-      created_at: createdAt,
-      output_format: echo.outputFormat,
-      quality: echo.quality ?? 'auto',
-      size: echo.size ?? 'auto',
-      usage: {
-        input_tokens: echo.inputTokens,
-        input_tokens_details: { text_tokens: echo.inputTokens, image_tokens: 0 },
-        output_tokens: 0,
-        total_tokens: echo.inputTokens,
-      },
-    };
-    body += `data: ${JSON.stringify(event)}\n\n`;
-  }
-  return body;
+function sseEvent(type: string, body: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+}
+
+const formats: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
+
+/** The fields every image event carries: what the upstream said of the image, else what was asked. */
+function imageFields(image: GeneratedImage, echo: ImageEventsEcho, facts: ImageEventFacts, createdAt: number) {
+  return {
+    b64_json: Buffer.from(image.data).toString('base64'),
+    background: facts.background ?? echo.background ?? 'auto',
+    created_at: createdAt,
+    // What the bytes are: a preview is relayed as the upstream drew it.
+    output_format: formats[image.mediaType] ?? echo.outputFormat,
+    quality: facts.quality ?? echo.quality ?? 'auto',
+    size: facts.size ?? echo.size ?? 'auto',
+  };
+}
+
+/** One preview. `createdAt`: Unix seconds, from the gateway's clock. */
+export function partialImageEvent(kind: ImageEventKind, image: GeneratedImage, index: number, echo: ImageEventsEcho, facts: ImageEventFacts, createdAt: number): string {
+  return sseEvent(`${kind}.partial_image`, { ...imageFields(image, echo, facts, createdAt), partial_image_index: index });
+}
+
+/** One finished image, with the upstream's token usage (or the prompt's estimate when it reported none). */
+export function completedImageEvent(kind: ImageEventKind, image: GeneratedImage, echo: ImageEventsEcho, facts: ImageEventFacts, createdAt: number, usage?: ImageTokenUsage): string {
+  const tokens = usage ?? { inputTokens: echo.inputTokens, inputTextTokens: echo.inputTokens, inputImageTokens: 0, outputTokens: 0 };
+  return sseEvent(`${kind}.completed`, {
+    ...imageFields(image, echo, facts, createdAt),
+    usage: {
+      input_tokens: tokens.inputTokens,
+      input_tokens_details: { text_tokens: tokens.inputTextTokens, image_tokens: tokens.inputImageTokens },
+      output_tokens: tokens.outputTokens,
+      total_tokens: tokens.inputTokens + tokens.outputTokens,
+    },
+  });
+}
+
+/** The completed events of images made whole (no previews asked). */
+export function imageEvents(kind: ImageEventKind, images: readonly GeneratedImage[], echo: ImageEventsEcho, createdAt: number): string {
+  return images.map((image) => completedImageEvent(kind, image, echo, {}, createdAt)).join('');
+}
+
+/** The stream's end after a failure: `error` carries OpenAI's error object (the SDKs throw it as an APIError). */
+export function imageErrorEvent(error: Record<string, unknown>): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', ...error })}\n\n`;
 }

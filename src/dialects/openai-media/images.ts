@@ -18,7 +18,8 @@ export const imageBody = z.object({
   background: z.enum(['transparent', 'opaque', 'auto']).optional(),
   output_format: z.enum(['png', 'jpeg', 'webp']).default('png'),
   response_format: z.enum(['b64_json', 'url']).optional(),
-  // Images as OpenAI's SSE events (image-events.ts); partial_images is taken as OpenAI takes it, 0–3.
+  // Images as OpenAI's SSE events (image-events.ts). partial_images 0–3, as OpenAI takes it:
+  // above 0 only on a model declaring capabilities.partial_images (pipeline/images.ts).
   stream: z.boolean().nullish(),
   partial_images: z.number().int().min(0).max(3).nullish(),
   user: z.string().optional(),

@@ -1,15 +1,18 @@
 // POST /v1/images/generations, /v1/images/edits (multipart) and /v1/images/price: parsed with
 // the wire codec (dialects/openai-media/images.ts), answered as JSON or, with `stream: true`, as
-// OpenAI's image events (image-events.ts); pricing, the charge and the image history are the
-// pipeline's (pipeline/images.ts).
+// OpenAI's image events (image-events.ts): with `partial_images` above 0, the upstream's previews
+// relayed as they come (pipeline/image-stream.ts). Pricing, the charge and the image history are
+// the pipeline's (pipeline/images.ts).
 import { imageEvents } from '../../dialects/openai-media/image-events.js';
 import { editBody, encodeImages, imageBody, maxReferenceBytes, type ImageBody } from '../../dialects/openai-media/images.js';
 import { imageType } from '../../media-files/inspect.js';
 import type { InputFile } from '../../model/media.js';
 import { countTextTokens } from '../../model/token-estimate.js';
+import { streamImages } from '../../pipeline/image-stream.js';
 import { generateImages as runGeneration, quoteImages } from '../../pipeline/images.js';
 import type { ServerServices } from '../../services.js';
 import { invalid, validate } from '../../validation/zod-details.js';
+import { koaSink } from '../koa-sink.js';
 import { readMultipart } from '../multipart.js';
 import { callerOf, type Context, type Handler } from '../state.js';
 import { answerPrice } from './price-answer.js';
@@ -37,13 +40,17 @@ export const editImages: Handler = async (ctx, services) => {
 };
 
 async function respond(ctx: Context, services: ServerServices, body: ImageBody, references: InputFile[]): Promise<void> {
+  if (body.stream && (body.partial_images ?? 0) > 0) {
+    await streamImages(services, callerOf(ctx), body, references, koaSink(ctx));
+    return;
+  }
   const { model, images, size } = await runGeneration(services, callerOf(ctx), body, references);
   if (body.stream) {
     // Only now: a request that failed before its images is a plain JSON error.
     ctx.type = 'text/event-stream';
     ctx.set('cache-control', 'no-cache');
     const echo = { background: body.background, outputFormat: body.output_format, quality: body.quality, size, inputTokens: countTextTokens(body.prompt) };
-    ctx.body = imageEvents(references.length > 0 ? 'image_edit' : 'image_generation', images, echo);
+    ctx.body = imageEvents(references.length > 0 ? 'image_edit' : 'image_generation', images, echo, Math.floor(services.now() / 1000));
     return;
   }
   ctx.body = encodeImages(images, { model: model.id, output_format: body.output_format, size, quality: body.quality });

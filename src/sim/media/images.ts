@@ -4,8 +4,10 @@
 // or WebP), a pattern derived from the prompt, the image's index and (edits) the reference
 // images, so the n images differ. gpt-image style: always b64_json, usage in tokens. Magic strings of the prompt apply (common.ts).
 import type { SimContext } from '../context.js';
-import { sendJson } from '../context.js';
-import { invalid, SimError } from '../errors.js';
+import { requestIdHeaders, sendJson } from '../context.js';
+import { faultError, invalid, SimError } from '../errors.js';
+import { parseFaults } from '../faults.js';
+import { writeStream } from '../sse-writer.js';
 import { isRecord } from '../guards.js';
 import { countTokens, imageTokens } from '../tokens.js';
 import { applyFaults, optionalEnum, optionalInteger, optionalString, readForm, requiredString, sha256 } from './common.js';
@@ -35,6 +37,10 @@ interface ImageParams {
   readonly outputFormat: 'png' | 'jpeg' | 'webp';
   /** 0–100, jpeg and webp only (OpenAI's default 100). */
   readonly outputCompression?: number;
+  /** `stream: true`: the answer is OpenAI's image events. */
+  readonly stream: boolean;
+  /** 0–3 previews per image, streamed before it. */
+  readonly partialImages: number;
 }
 
 function parseSize(value: unknown): ImageSize | undefined {
@@ -67,11 +73,22 @@ function parseImageParams(get: (name: string) => unknown): ImageParams {
   const responseFormat = optionalEnum(get('response_format'), 'response_format', ['b64_json', 'url']);
   if (responseFormat === 'url') throw invalid("response_format 'url' is not supported: the simulator's images (like gpt-image models) are returned as b64_json only", 'response_format');
   if (background === 'transparent' && outputFormat === 'jpeg') throw invalid('Transparent background requires output_format png or webp.', 'background');
-  if (truthy(get('stream'))) throw invalid('stream: image streaming is not supported by the simulator', 'stream');
+  const stream = truthy(get('stream'));
   const outputCompression = optionalInteger(get('output_compression'), 'output_compression', 0, 100);
-  optionalInteger(get('partial_images'), 'partial_images', 0, 3);
+  const partialImages = optionalInteger(get('partial_images'), 'partial_images', 0, 3) ?? 0;
   optionalString(get('user'), 'user');
-  return { prompt, model, n, size, quality: quality === 'auto' ? 'high' : quality, background: background === 'transparent' ? 'transparent' : 'opaque', outputFormat, outputCompression };
+  return {
+    prompt,
+    model,
+    n,
+    size,
+    quality: quality === 'auto' ? 'high' : quality,
+    background: background === 'transparent' ? 'transparent' : 'opaque',
+    outputFormat,
+    outputCompression,
+    stream,
+    partialImages,
+  };
 }
 
 /** The drawn PNG in the asked format: jpeg and webp at `output_compression`'s quality. */
@@ -83,32 +100,90 @@ async function inOutputFormat(png: Buffer, params: ImageParams): Promise<Buffer>
 }
 
 async function answerImages(context: SimContext, params: ImageParams, size: ImageSize, references: readonly Buffer[]): Promise<void> {
-  if (!(await applyFaults(context, params.prompt))) return;
-  const referenceHashes = references.map((bytes) => sha256(bytes).toString('hex'));
-  const data = [];
-  for (let index = 0; index < params.n; index++) {
-    const seed = [params.prompt, String(index), ...referenceHashes].join('\0');
-    const png = patternPng(size.width, size.height, seed, { transparent: params.background === 'transparent' });
-    data.push({ b64_json: (await inOutputFormat(png, params)).toString('base64'), revised_prompt: null });
+  if (params.stream) {
+    await streamImages(context, params, size, references);
+    return;
   }
-  const textTokens = countTokens(params.prompt);
-  const inputImageTokens = references.length * imageTokens;
-  const outputTokens = params.n * imageOutputTokens(params.quality, size.width, size.height);
+  if (!(await applyFaults(context, params.prompt))) return;
+  const images = await drawImages(params, size, references);
+  const usage = imagesUsage(params, size, references.length, params.n);
   sendJson(context, 200, {
     created: Math.floor(Date.now() / 1000),
-    data,
+    data: images.map((image) => ({ b64_json: image.toString('base64'), revised_prompt: null })),
     background: params.background,
     output_format: params.outputFormat,
     quality: params.quality,
     size: `${size.width}x${size.height}`,
-    usage: {
-      input_tokens: textTokens + inputImageTokens,
-      input_tokens_details: { text_tokens: textTokens, image_tokens: inputImageTokens },
-      output_tokens: outputTokens,
-      output_tokens_details: { text_tokens: 0, image_tokens: outputTokens },
-      total_tokens: textTokens + inputImageTokens + outputTokens,
-    },
+    usage,
   });
+}
+
+/** The n images, each a pattern from the prompt, its index and the references. */
+async function drawImages(params: ImageParams, size: ImageSize, references: readonly Buffer[]): Promise<Buffer[]> {
+  const referenceHashes = references.map((bytes) => sha256(bytes).toString('hex'));
+  const images = [];
+  for (let index = 0; index < params.n; index++) {
+    const seed = [params.prompt, String(index), ...referenceHashes].join('\0');
+    images.push(await inOutputFormat(patternPng(size.width, size.height, seed, { transparent: params.background === 'transparent' }), params));
+  }
+  return images;
+}
+
+/** gpt-image's usage of `images` of the request's images: the prompt and the references' tokens in, the images' tokens out. */
+function imagesUsage(params: ImageParams, size: ImageSize, referenceCount: number, images: number) {
+  const textTokens = countTokens(params.prompt);
+  const inputImageTokens = referenceCount * imageTokens;
+  const outputTokens = images * imageOutputTokens(params.quality, size.width, size.height);
+  return {
+    input_tokens: textTokens + inputImageTokens,
+    input_tokens_details: { text_tokens: textTokens, image_tokens: inputImageTokens },
+    output_tokens: outputTokens,
+    output_tokens_details: { text_tokens: 0, image_tokens: outputTokens },
+    total_tokens: textTokens + inputImageTokens + outputTokens,
+  };
+}
+
+/**
+ * `stream: true`: OpenAI's image events, `event: <type>` + `data: <json>`. For each image, its
+ * `partial_images` previews (`…partial_image`, index 0…: the same pattern drawn smaller, side ×
+ * (index+1)/(partial_images+1), in the asked format), then `…completed` with the image and the
+ * usage (the prompt's input tokens on the first image's, each image's own output tokens). The
+ * stream magic strings apply: [[sim:delay=MS]] between events, [[sim:fail-mid]] an `error` event
+ * and [[sim:drop]] a cut socket after half the events, besides status and ttfb before any.
+ */
+async function streamImages(context: SimContext, params: ImageParams, size: ImageSize, references: readonly Buffer[]): Promise<void> {
+  const faults = parseFaults(params.prompt);
+  if (faults.ttfbMs > 0) await context.watch.sleep(faults.ttfbMs);
+  if (context.watch.closed) return;
+  if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
+  const kind = context.request.url?.includes('/images/edits') ? 'image_edit' : 'image_generation';
+  const common = { background: params.background, created_at: Math.floor(Date.now() / 1000), output_format: params.outputFormat, quality: params.quality, size: `${size.width}x${size.height}` };
+  const images = await drawImages(params, size, references);
+  const referenceHashes = references.map((bytes) => sha256(bytes).toString('hex'));
+  const frames: string[] = [];
+  for (const [index, image] of images.entries()) {
+    const seed = [params.prompt, String(index), ...referenceHashes].join('\0');
+    for (let partial = 0; partial < params.partialImages; partial++) {
+      const scale = (partial + 1) / (params.partialImages + 1);
+      const preview = { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) };
+      const bytes = await inOutputFormat(patternPng(preview.width, preview.height, seed, { transparent: params.background === 'transparent' }), params);
+      frames.push(imageEvent(`${kind}.partial_image`, { ...common, b64_json: bytes.toString('base64'), partial_image_index: partial }));
+    }
+    const usage = imagesUsage(params, size, references.length, 1);
+    frames.push(imageEvent(`${kind}.completed`, { ...common, b64_json: image.toString('base64'), usage: index === 0 ? usage : withoutInput(usage) }));
+  }
+  const errorFrame = imageEvent('error', { error: { message: 'Simulated failure in the middle of the stream', type: 'server_error', param: null, code: 'sim_fail_mid' } });
+  const fault = faults.failMid ? 'fail-mid' : faults.drop ? 'drop' : null;
+  await writeStream(context.response, context.watch, { frames, faultAt: Math.floor(frames.length / 2), errorFrame }, { delayMs: faults.delayMs, fault }, requestIdHeaders(context.requestId));
+}
+
+/** The usage of an image after the first: its output tokens only (the prompt was counted once). */
+function withoutInput(usage: ReturnType<typeof imagesUsage>) {
+  return { ...usage, input_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 }, total_tokens: usage.output_tokens };
+}
+
+function imageEvent(type: string, body: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
 }
 
 /** POST /v1/images/generations */

@@ -5,7 +5,7 @@
 // why dall-e models (URL by default) are asked for `response_format: "b64_json"`.
 import type { GeneratedImage, ImageGenerationRequest } from '../../model/media.js';
 import { arrayOf, isObject, stringOf } from '../shared/json.js';
-import type { MediaHttpResponse, MediaOperation, MediaTarget } from '../media-types.js';
+import type { MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaTarget } from '../media-types.js';
 import { appendFields, appendFile, base64Bytes, bearer, defined, imageMediaTypes, invalidResponse, joinUrl, jsonOf, sniffImageType } from '../shared/wire.js';
 
 export interface OpenAiImageOptions {
@@ -18,7 +18,7 @@ export interface OpenAiImageOptions {
  * server's default, and dall-e models do not know the field at all. `aspectRatio` and
  * `resolution` have no OpenAI field (sizes say both) and are not sent.
  */
-function imageFields(request: ImageGenerationRequest, target: MediaTarget, options: OpenAiImageOptions) {
+export function imageFields(request: ImageGenerationRequest, target: MediaTarget, options: OpenAiImageOptions) {
   return defined({
     model: target.model,
     prompt: request.prompt,
@@ -32,28 +32,31 @@ function imageFields(request: ImageGenerationRequest, target: MediaTarget, optio
   });
 }
 
+/** POST /images/generations with `fields` (imageFields, plus the stream's own when streamed). */
+export function buildGeneration(target: MediaTarget, fields: Record<string, unknown>): MediaHttpRequest {
+  return { url: joinUrl(target.baseUrl, '/images/generations'), method: 'POST', headers: bearer(target.apiKey), body: { json: fields } };
+}
+
+/** POST /images/edits as multipart: the references, then `fields`. */
+export function buildEdit(request: ImageGenerationRequest, target: MediaTarget, fields: Record<string, string | number | undefined>): MediaHttpRequest {
+  if (request.images.length === 0) throw new Error('an image edit needs at least one reference image');
+  const form = new FormData();
+  const partName = request.images.length === 1 ? 'image' : 'image[]';
+  for (const image of request.images) appendFile(form, partName, image);
+  appendFields(form, fields);
+  return { url: joinUrl(target.baseUrl, '/images/edits'), method: 'POST', headers: bearer(target.apiKey), body: { form } };
+}
+
 export function imageGenerationOperation(options: OpenAiImageOptions): MediaOperation<ImageGenerationRequest, GeneratedImage[]> {
   return {
-    build: (request, target) => ({
-      url: joinUrl(target.baseUrl, '/images/generations'),
-      method: 'POST',
-      headers: bearer(target.apiKey),
-      body: { json: imageFields(request, target, options) },
-    }),
+    build: (request, target) => buildGeneration(target, imageFields(request, target, options)),
     parse: parseImages,
   };
 }
 
 export function imageEditOperation(options: OpenAiImageOptions): MediaOperation<ImageGenerationRequest, GeneratedImage[]> {
   return {
-    build: (request, target) => {
-      if (request.images.length === 0) throw new Error('an image edit needs at least one reference image');
-      const form = new FormData();
-      const partName = request.images.length === 1 ? 'image' : 'image[]';
-      for (const image of request.images) appendFile(form, partName, image);
-      appendFields(form, imageFields(request, target, options));
-      return { url: joinUrl(target.baseUrl, '/images/edits'), method: 'POST', headers: bearer(target.apiKey), body: { form } };
-    },
+    build: (request, target) => buildEdit(request, target, imageFields(request, target, options)),
     parse: parseImages,
   };
 }

@@ -6,6 +6,7 @@ import { errorFromResponse } from '../shared/upstream-errors.js';
 import type { MediaAdapter } from '../media-types.js';
 import { speechOperation, transcriptionOperation } from './audio.js';
 import { embeddingsOperation } from './embeddings.js';
+import { imageEditStreamOperation, imageGenerationStreamOperation } from './image-stream.js';
 import { imageEditOperation, imageGenerationOperation, type OpenAiImageOptions } from './images.js';
 
 export function openaiMediaOperations(kind: string, images: OpenAiImageOptions): MediaAdapter {
@@ -13,6 +14,9 @@ export function openaiMediaOperations(kind: string, images: OpenAiImageOptions):
     kind,
     generateImages: imageGenerationOperation(images),
     editImages: imageEditOperation(images),
+    // Streamed with previews: only models whose catalog entry says `partial_images: true` are asked so.
+    streamImages: imageGenerationStreamOperation(images),
+    streamImageEdits: imageEditStreamOperation(images),
     speech: speechOperation,
     transcribe: transcriptionOperation,
     embed: embeddingsOperation,

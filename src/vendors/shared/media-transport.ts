@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors as undiciErrors, request } from 'undici';
 import { retryAfterMs, type Upstream } from './http-transport.js';
 import { UpstreamError } from '../types.js';
-import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaTarget } from '../media-types.js';
+import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaStreamOperation, MediaTarget } from '../media-types.js';
+import { createFramer } from './stream-framing.js';
 
 /** Most follow-ups of one asynchronous operation (polls and the result's fetch): at 1 s apiece, 10 minutes. */
 export const maxMediaFollowUps = 600;
@@ -31,6 +32,20 @@ export async function sendMedia(
   options: SendMediaOptions = {},
 ): Promise<MediaHttpResponse> {
   const maxBodyBytes = options.maxBodyBytes ?? maxMediaResponseBytes;
+  const response = await openMedia(upstream, httpRequest, signal, parseError);
+  const { statusCode, headers } = response;
+  let body: Uint8Array;
+  try {
+    body = await readBody(response.body, maxBodyBytes, 'refuse', contentLength(headers));
+  } catch (error) {
+    if (error instanceof TooLarge) throw tooLarge(upstream.name, maxBodyBytes);
+    throw transportError(error, upstream.name, signal);
+  }
+  return { url: httpRequest.url, status: statusCode, headers, body };
+}
+
+/** Sends the request; resolves with a 2xx answer whose body is still to read, or throws the adapter's error of any other. */
+async function openMedia(upstream: Upstream, httpRequest: MediaHttpRequest, signal: AbortSignal, parseError: MediaAdapter['parseError']): Promise<Dispatcher.ResponseData> {
   const encoded = await encodeBody(httpRequest);
   let response: Dispatcher.ResponseData;
   try {
@@ -54,16 +69,57 @@ export async function sendMedia(
     error.retryAfterMs ??= retryAfterMs(headers);
     throw error;
   }
-  let body: Uint8Array;
+  return response;
+}
+
+function tooLarge(name: string, maxBodyBytes: number): UpstreamError {
+  return new UpstreamError(`upstream "${name}" answered more than ${maxBodyBytes} bytes; the gateway does not read answers that large`, 502, false, 'response_too_large');
+}
+
+/**
+ * Build → send → each server-sent event parsed and handed to `onEvent` as its bytes arrive (a
+ * streamed image answer: its previews reach the client while the image is drawn). Resolves
+ * once the stream ended with its final event; what `onEvent` throws, an in-stream error or a
+ * cut stream rejects, and the upstream request is torn down. Capped as a whole answer is.
+ */
+export async function streamMediaOperation<Request, Event>(
+  upstream: Upstream,
+  operation: MediaStreamOperation<Request, Event>,
+  mediaRequest: Request,
+  target: MediaTarget,
+  signal: AbortSignal,
+  parseError: MediaAdapter['parseError'],
+  onEvent: (event: Event) => void,
+): Promise<void> {
+  if (upstream.credential) target = { ...target, apiKey: await upstream.credential(signal) };
+  const httpRequest = operation.build(mediaRequest, target);
+  const response = await openMedia(upstream, { ...httpRequest, headers: { accept: 'text/event-stream', ...httpRequest.headers } }, signal, parseError);
+  const parser = operation.createParser(mediaRequest, target);
+  const framer = createFramer('sse', (event) => {
+    for (const parsed of parser.push(event)) onEvent(parsed);
+  });
+  // What the parser or the consumer threw is the failure as it is; a broken connection is the transport's.
+  let failure: { error: unknown } | undefined;
+  let length = 0;
   try {
-    body = await readBody(response.body, maxBodyBytes, 'refuse', contentLength(headers));
-  } catch (error) {
-    if (error instanceof TooLarge) {
-      throw new UpstreamError(`upstream "${upstream.name}" answered more than ${maxBodyBytes} bytes; the gateway does not read answers that large`, 502, false, 'response_too_large');
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      length += chunk.length;
+      if (length > maxMediaResponseBytes) throw tooLarge(upstream.name, maxMediaResponseBytes);
+      try {
+        framer.feed(chunk);
+      } catch (error) {
+        failure = { error };
+        // The upstream request is torn down: nothing more of it is read.
+        destroy(response.body);
+        break;
+      }
     }
+  } catch (error) {
     throw transportError(error, upstream.name, signal);
   }
-  return { url: httpRequest.url, status: statusCode, headers, body };
+  if (failure) throw failure.error;
+  framer.end();
+  parser.end();
 }
 
 /** Build → send → parse, in one call: what a route does with one route's upstream. */

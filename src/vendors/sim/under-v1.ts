@@ -4,7 +4,7 @@
 // aimed one segment lower, so the simulator exercises the very code real upstreams go through.
 import type { VideoJobRequest } from '../../model/jobs.js';
 import type { JobOperations } from '../job-types.js';
-import type { MediaAdapter, MediaOperation, MediaTarget } from '../media-types.js';
+import type { MediaAdapter, MediaOperation, MediaStreamOperation, MediaTarget } from '../media-types.js';
 import { openaiMediaAdapter } from '../openai/media.js';
 import { openaiVideoOperations } from '../openai/videos.js';
 import { joinVersioned } from '../shared/wire.js';
@@ -19,6 +19,16 @@ export function underV1<Request, Result>(operation: MediaOperation<Request, Resu
   };
 }
 
+/** A streamed operation against `${baseUrl}/v1`. */
+export function streamUnderV1<Request, Event>(operation: MediaStreamOperation<Request, Event> | undefined): MediaStreamOperation<Request, Event> | undefined {
+  return (
+    operation && {
+      build: (request, target) => operation.build(request, retarget(target)),
+      createParser: (request, target) => operation.createParser(request, retarget(target)),
+    }
+  );
+}
+
 function optionalUnderV1<Request, Result>(operation: MediaOperation<Request, Result> | undefined): MediaOperation<Request, Result> | undefined {
   return operation && underV1(operation);
 }
@@ -28,6 +38,8 @@ export const simOpenaiMediaAdapter: MediaAdapter = {
   kind: 'sim',
   generateImages: optionalUnderV1(openaiMediaAdapter.generateImages),
   editImages: optionalUnderV1(openaiMediaAdapter.editImages),
+  streamImages: streamUnderV1(openaiMediaAdapter.streamImages),
+  streamImageEdits: streamUnderV1(openaiMediaAdapter.streamImageEdits),
   speech: optionalUnderV1(openaiMediaAdapter.speech),
   transcribe: optionalUnderV1(openaiMediaAdapter.transcribe),
   embed: optionalUnderV1(openaiMediaAdapter.embed),
