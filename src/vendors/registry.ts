@@ -4,6 +4,7 @@
 // Adding a vendor is one folder under src/vendors/ and one line here (docs/development.md,
 // "Adding a vendor").
 import { anthropicVendor } from './anthropic/vendor.js';
+import { geminiVendor } from './gemini/vendor.js';
 import type { JobAdapter, JobOperationName } from './job-types.js';
 import type { MediaAdapter } from './media-types.js';
 import { openaiCompatibleVendor } from './openai-compatible/vendor.js';
@@ -24,6 +25,7 @@ const vendors = {
   'system-one': systemOneVendor,
   suno: sunoVendor,
   upscaler: upscalerVendor,
+  gemini: geminiVendor,
 } as const satisfies Record<string, Vendor>;
 
 export type ProviderKind = keyof typeof vendors;
