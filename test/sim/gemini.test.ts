@@ -160,3 +160,22 @@ test('Vertex: the token endpoint checks the JWT claims; the publisher path takes
   t.is(answered.status, 200);
   t.is(((await (await fetch(`${url}/gemini/__sim/stats`)).json()) as { tokenExchanges: number }).tokenExchanges, 1);
 });
+
+test('images: Imagen generateImages and a Gemini image model answer PNGs of the asked ratio', async (t) => {
+  const { ai, url } = await start(t);
+  // The SDK sends Imagen only to Vertex now (Google retired it from the Gemini API): raw HTTP.
+  const response = await fetch(`${url}/gemini/v1beta/models/imagen-4.0-generate-001:predict`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': 'k', 'content-type': 'application/json' },
+    body: JSON.stringify({ instances: [{ prompt: 'A fox' }], parameters: { sampleCount: 2, aspectRatio: '16:9' } }),
+  });
+  const imagen = (await response.json()) as { predictions: { bytesBase64Encoded: string; mimeType: string }[] };
+  t.is(imagen.predictions.length, 2);
+  const bytes = Buffer.from(imagen.predictions[0]!.bytesBase64Encoded, 'base64');
+  t.is(bytes.readUInt32BE(16), 1360);
+  t.is(bytes.readUInt32BE(20), 768);
+  const flash = await ai.models.generateContent({ model: 'gemini-2.5-flash-image', contents: 'A fox', config: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '1:1' } } });
+  const part = flash.candidates![0]!.content!.parts![0]!;
+  t.is(part.inlineData!.mimeType, 'image/png');
+  t.is(flash.usageMetadata!.candidatesTokenCount, 1290);
+});

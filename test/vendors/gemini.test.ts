@@ -362,3 +362,31 @@ test('vertex: the assertion is an RS256 JWT with Google\'s claims, signed by the
   t.true(createVerify('RSA-SHA256').update(`${header}.${claims}`).verify(publicKey, Buffer.from(signature!, 'base64url')));
   t.throws(() => parseServiceAccount('{"client_email": "x"}', 'vertex'), { instanceOf: UpstreamError, message: /client_email and private_key/ });
 });
+
+test('images: Imagen :predict and a Gemini image model\'s generateContent, both read back as images', async (t) => {
+  const { geminiImageGeneration, geminiImageEdit } = await import('../../src/vendors/gemini/images.js');
+  const request = { prompt: 'A red fox', n: 2, size: '1536x1024', outputFormat: 'png' as const, images: [] };
+  const imagen = { model: 'imagen-4.0-generate-001', baseUrl: 'https://generativelanguage.googleapis.com', apiKey: 'AIza-test' };
+  const built = geminiImageGeneration.build(request, imagen);
+  t.is(built.url, 'https://generativelanguage.googleapis.com/v1beta/models/imagen-4.0-generate-001:predict');
+  t.deepEqual(built.body, { json: { instances: [{ prompt: 'A red fox' }], parameters: { sampleCount: 2, aspectRatio: '3:2' } } });
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  const answer = (body: unknown) => ({ status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(body)) });
+  const images = await geminiImageGeneration.parse(answer({ predictions: [{ bytesBase64Encoded: png, mimeType: 'image/png' }, { raiFilteredReason: 'filtered' }] }), request, imagen);
+  t.is(images.length, 1, 'a filtered image is left out');
+  t.is(images[0]!.mediaType, 'image/png');
+  await t.throwsAsync(async () => geminiImageGeneration.parse(answer({ predictions: [{ raiFilteredReason: 'filtered' }] }), request, imagen), { instanceOf: UpstreamError });
+
+  const flashImage = { ...imagen, model: 'gemini-2.5-flash-image' };
+  const edit = geminiImageEdit.build({ ...request, n: 1, size: undefined, aspectRatio: '16:9', resolution: '2k', images: [{ data: new Uint8Array([1, 2]), mediaType: 'image/png', filename: 'a.png' }] }, flashImage);
+  t.is(edit.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash-image:generateContent');
+  t.deepEqual(edit.body, {
+    json: {
+      contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AQI=' } }, { text: 'A red fox' }] }],
+      generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9', imageSize: '2K' } },
+    },
+  });
+  const generated = await geminiImageEdit.parse(answer({ candidates: [{ content: { parts: [{ text: 'Here it is' }, { inlineData: { mimeType: 'image/png', data: png } }] }, finishReason: 'STOP' }] }), request, flashImage);
+  t.is(generated.length, 1);
+  t.throws(() => geminiImageEdit.build({ ...request, images: [{ data: new Uint8Array([1]), mediaType: 'image/png', filename: 'a.png' }] }, imagen), { instanceOf: UpstreamError });
+});

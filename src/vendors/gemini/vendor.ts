@@ -1,15 +1,17 @@
 // Google Gemini: the Gemini API (API key) or Vertex AI (service account), chat over
-// streamGenerateContent and embeddings over batchEmbedContents; no jobs.
+// streamGenerateContent, embeddings over batchEmbedContents, images (Imagen's predict, Gemini
+// image models' generateContent); no jobs.
 import type { Vendor } from '../vendor.js';
 import { geminiChatAdapter } from './chat.js';
 import { geminiEmbeddingsOperation } from './embeddings.js';
 import { parseGeminiError } from './errors.js';
+import { geminiImageEdit, geminiImageGeneration } from './images.js';
 import { geminiApiBaseUrl, geminiProviderSettings } from './settings.js';
 import { geminiCredentials } from './vertex-token.js';
 
 export const geminiVendor: Vendor = {
   chat: geminiChatAdapter,
-  media: [{ kind: 'gemini', embed: geminiEmbeddingsOperation, parseError: parseGeminiError }],
+  media: [{ kind: 'gemini', embed: geminiEmbeddingsOperation, generateImages: geminiImageGeneration, editImages: geminiImageEdit, parseError: parseGeminiError }],
   jobs: [],
   defaultBaseUrl: geminiApiBaseUrl,
   providerSettings: geminiProviderSettings,

@@ -1,7 +1,8 @@
 // The Gemini simulator, under the `gemini` prefix (a provider reaches it with
 // `base_url: <simulator>/gemini`):
 //   POST /v1beta/models/{model}:streamGenerateContent (?alt=sse: SSE; else a JSON array),
-//        :generateContent, :countTokens, :batchEmbedContents, :embedContent   (x-goog-api-key or ?key=)
+//        :generateContent (images too, with responseModalities IMAGE), :countTokens,
+//        :batchEmbedContents, :embedContent, :predict (Imagen)               (x-goog-api-key or ?key=)
 //   POST /v1/projects/{p}/locations/{l}/publishers/google/models/{model}:…   (Vertex: Bearer token from /token)
 //   POST /token                 the OAuth token endpoint of simulated service accounts (oauth.ts)
 //   GET  /__sim/stats           {tokenExchanges}: how many tokens /token issued (tests)
@@ -19,6 +20,7 @@ import { ClientWatch, writeStream } from '../../sse-writer.js';
 import type { VendorSimRequest } from '../routes.js';
 import { batchEmbed, embedSingle } from './embeddings.js';
 import { sendGoogleError } from './errors.js';
+import { contentImage, imageOutputTokens, predictImages } from './images.js';
 import { exchangeToken, oauthStateOf } from './oauth.js';
 import { cachedContentTokens } from './prefix.js';
 import { renderChunks, renderResponse } from './render.js';
@@ -64,6 +66,12 @@ export async function handleGemini(context: VendorSimRequest): Promise<void> {
         return await generate(context, model, body, seed, context.query.get('alt') === 'sse' ? 'sse' : 'array');
       case 'countTokens':
         return countTokensOf(context, model, body, seed);
+      case 'predict': {
+        const answer = predictImages(model, body);
+        const faults = parseFaults(answer.prompt);
+        if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
+        return sendBody(context, 200, answer.body);
+      }
       case 'batchEmbedContents':
       case 'embedContent':
         return await embed(context, model, body, method, vertex !== null && vertex !== undefined);
@@ -104,6 +112,12 @@ async function generate(context: VendorSimRequest, model: string, body: unknown,
   const parsed = parseGeminiRequest(body, model, seed);
   checkSignatures(parsed);
   const faults = promptFaults(parsed.prompt);
+  const config = (body as { generationConfig?: { responseModalities?: unknown } }).generationConfig;
+  if (Array.isArray(config?.responseModalities) && config.responseModalities.includes('IMAGE') && mode === 'whole') {
+    if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
+    context.usage.record('completions', model, { inputTokens: parsed.promptTokens, cachedInputTokens: 0, outputTokens: imageOutputTokens });
+    return sendBody(context, 200, contentImage(model, parsed.prompt.userText, parsed.promptTokens, config as Record<string, unknown>));
+  }
   const watch = new ClientWatch(context.response);
   if (faults.ttfbMs > 0) await watch.sleep(faults.ttfbMs);
   if (watch.closed) return;
