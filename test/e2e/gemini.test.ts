@@ -5,6 +5,7 @@
 // thought tokens as output. The Vertex test proves the service-account token is exchanged once
 // and reused.
 import { generateKeyPairSync } from 'node:crypto';
+import { toFile } from 'openai';
 import type { ExecutionContext } from 'ava';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -64,6 +65,15 @@ async function startGeminiGateway(t: ExecutionContext, database: TestDatabase, e
       { id: 'gemini/pro-3', name: 'Gemini 3 Pro', type: 'text', route: { provider: 'gemini', model: 'gemini-3-pro-preview' }, pricing: testPrices, capabilities: { ...reasoning, reasoning_efforts: ['low', 'high'], can_disable_reasoning: false } },
       { id: 'gemini/search', name: 'Gemini grounded', type: 'search', route: { provider: 'gemini', model: 'gemini-2.5-flash-lite' }, pricing: testPrices, capabilities: { max_output_tokens: 4096 } },
       { id: 'gemini/embedding', name: 'Gemini Embedding', type: 'embeddings', route: { provider: 'gemini', model: 'gemini-embedding-001' }, pricing: { per_1m_input_tokens: '13.50' }, capabilities: { dimensions: 3072 } },
+      {
+        id: 'gemini/flash-image',
+        name: 'Gemini 2.5 Flash Image',
+        type: 'image',
+        route: { provider: 'gemini', model: 'gemini-2.5-flash-image' },
+        pricing: { per_image: '3.51' },
+        capabilities: { references: true, max_references: 3, aspect_ratios: ['1:1', '16:9', '9:16'], resolutions: ['1K'], formats: ['png'] },
+      },
+      { id: 'vertex/imagen', name: 'Imagen 4 on Vertex', type: 'image', route: { provider: 'vertex', model: 'imagen-4.0-generate-001' }, pricing: { per_image: '3.60' }, capabilities: { sizes: ['1024x1024', '1536x1024'], formats: ['png'] } },
       { id: 'vertex/flash', name: 'Gemini 2.5 Flash on Vertex', type: 'text', route: { provider: 'vertex', model: 'gemini-2.5-flash' }, pricing: testPrices, capabilities: reasoning },
     ],
     env: env(simulator.url),
@@ -214,4 +224,32 @@ testOnBackends('Vertex mode: the service account\'s token is exchanged once and 
   t.regex(second.value.choices[0]!.message.content!, /^Simulated answer to "Hello again": /);
   t.is(await stats(), 1, 'the cached token served the second request');
   t.is(await lastCharge(database, accountId), expectedChargeUnits(second.reported));
+});
+
+testOnBackends('Gemini images: a Gemini image model (generation and edit) and Imagen on Vertex, charged per image', async (t, database) => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { gateway } = await startGeminiGateway(t, database, (url) => ({
+    TEST_GEMINI_SERVICE_ACCOUNT: JSON.stringify({ type: 'service_account', private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }), client_email: 'gateway@test-project.iam.gserviceaccount.com', token_uri: `${url}/gemini/token` }),
+  }));
+  const { key, accountId } = await gateway.newClient({ balanceUnits: 1_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const pngSize = (base64: string) => {
+    const bytes = Buffer.from(base64, 'base64');
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  };
+
+  const wide = await openai.images.generate({ model: 'gemini/flash-image', prompt: 'A lighthouse at dusk', aspect_ratio: '16:9' } as never);
+  t.is(wide.data!.length, 1);
+  t.deepEqual(pngSize(wide.data![0]!.b64_json!), { width: 1360, height: 768 });
+  t.is(await lastCharge(database, accountId), 35_100n, 'one image at 3.51 RUB');
+
+  const edited = await openai.images.edit({ model: 'gemini/flash-image', prompt: 'The same lighthouse in snow', image: await toFile(Buffer.from(wide.data![0]!.b64_json!, 'base64'), 'ref.png', { type: 'image/png' }) });
+  t.deepEqual(pngSize(edited.data![0]!.b64_json!), { width: 1024, height: 1024 });
+  t.is(await lastCharge(database, accountId), 35_100n);
+
+  const imagen = await openai.images.generate({ model: 'vertex/imagen', prompt: 'A red fox', n: 2, size: '1536x1024' });
+  t.is(imagen.data!.length, 2);
+  t.deepEqual(pngSize(imagen.data![1]!.b64_json!), { width: 1248, height: 832 });
+  t.is(await lastCharge(database, accountId), 72_000n, 'two images at 3.60 RUB');
+  await assertLedgerInvariants(t, database.db);
 });
