@@ -12,6 +12,10 @@ import OpenAI from 'openai';
 import { assertLedgerInvariants, testOnBackends, type TestDatabase } from '../helpers/backends.js';
 import { expectedChargeUnits, startChatGateway, testPrices } from '../helpers/chat-gateway.js';
 import { startSimulator } from '../../src/sim/server.js';
+import { readMp4Info } from '../../src/media-files/mp4.js';
+import { startGateway } from '../helpers/gateway.js';
+import { fastJobsConfig } from '../helpers/job-config.js';
+import { api, assertJobMoneySettled, charges } from '../helpers/jobs.js';
 
 interface Reported {
   input: number;
@@ -252,4 +256,40 @@ testOnBackends('Gemini images: a Gemini image model (generation and edit) and Im
   t.deepEqual(pngSize(imagen.data![1]!.b64_json!), { width: 1248, height: 832 });
   t.is(await lastCharge(database, accountId), 72_000n, 'two images at 3.60 RUB');
   await assertLedgerInvariants(t, database.db);
+});
+
+testOnBackends('Veo video jobs: submitted as a long-running operation, polled until done, the MP4 downloaded; charged the quote once', async (t, database) => {
+  const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => simulator.close());
+  const raw = fastJobsConfig();
+  const gateway = await startGateway(t, database, {
+    raw: {
+      ...raw,
+      providers: { ...raw.providers, 'gemini-sim': { kind: 'gemini', base_url: `${simulator.url}/gemini`, api_key_env: 'TEST_UPSTREAM_KEY' } },
+      models: [
+        ...raw.models,
+        {
+          id: 'test/veo',
+          name: 'Veo 3 Fast',
+          type: 'video',
+          route: { provider: 'gemini-sim', model: 'veo-3.0-fast-generate-001' },
+          pricing: { per_second: { default: '13.50' } },
+          capabilities: { durations: [4, 6, 8], resolutions: ['720p', '1080p'] },
+        },
+      ],
+    },
+    jobRunner: true,
+    env: { TEST_UPSTREAM_KEY: 'AIza-sim' },
+  });
+  const client = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const done = await api(gateway, client.key, 'POST', '/v1/videos', { model: 'test/veo', prompt: 'A calm sea at dawn', seconds: 6, size: '720x1280', wait: true });
+  t.is(done.status, 200, JSON.stringify(done.body));
+  t.is(done.body.status, 'completed');
+  t.is(done.body.charged_rub, '81.0000', '6 s at 13.50 RUB');
+  const content = await fetch(`${gateway.url}/v1/videos/${done.body.id}/content`, { headers: { authorization: `Bearer ${client.key}` } });
+  t.is(content.headers.get('content-type'), 'video/mp4');
+  const info = readMp4Info(new Uint8Array(await content.arrayBuffer()));
+  t.like(info, { durationSeconds: 6, width: 720, height: 1280 });
+  t.deepEqual(await charges(database, client.accountId), [810_000n]);
+  await assertJobMoneySettled(t, database, client.accountId);
 });

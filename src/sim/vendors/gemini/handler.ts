@@ -2,7 +2,8 @@
 // `base_url: <simulator>/gemini`):
 //   POST /v1beta/models/{model}:streamGenerateContent (?alt=sse: SSE; else a JSON array),
 //        :generateContent (images too, with responseModalities IMAGE), :countTokens,
-//        :batchEmbedContents, :embedContent, :predict (Imagen)               (x-goog-api-key or ?key=)
+//        :batchEmbedContents, :embedContent, :predict (Imagen), :predictLongRunning (Veo)
+//   GET  /v1beta/models/{model}/operations/{id}, /v1beta/files/{id}:download   (x-goog-api-key or ?key=)
 //   POST /v1/projects/{p}/locations/{l}/publishers/google/models/{model}:…   (Vertex: Bearer token from /token)
 //   POST /token                 the OAuth token endpoint of simulated service accounts (oauth.ts)
 //   GET  /__sim/stats           {tokenExchanges}: how many tokens /token issued (tests)
@@ -23,6 +24,7 @@ import { sendGoogleError } from './errors.js';
 import { contentImage, imageOutputTokens, predictImages } from './images.js';
 import { exchangeToken, oauthStateOf } from './oauth.js';
 import { cachedContentTokens } from './prefix.js';
+import { pollVideo, startVideo, videoFile } from './videos.js';
 import { renderChunks, renderResponse } from './render.js';
 import { parseGeminiRequest, type ParsedGeminiRequest } from './request.js';
 
@@ -42,6 +44,17 @@ export async function handleGemini(context: VendorSimRequest): Promise<void> {
       const form = (await readBody(request)).toString('utf8');
       const answer = exchangeToken(oauthStateOf(context.cache), form, `${context.origin}/${geminiPrefix}/token`, Math.floor(Date.now() / 1000));
       return sendBody(context, answer.status, answer.body);
+    }
+    if (request.method === 'GET') {
+      const operation = /^\/(v1beta|v1)\/models\/([^/:]+)\/operations\/([A-Za-z0-9_-]+)$/.exec(path);
+      const file = /^\/(v1beta|v1)\/files\/([A-Za-z0-9_-]+):download$/.exec(path);
+      if (operation || file) {
+        checkApiKey(context);
+        if (operation) return sendBody(context, 200, pollVideo(context.cache, decodeURIComponent(operation[2]!), operation[3]!, context.origin));
+        const bytes = videoFile(context.cache, file![2]!);
+        response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(bytes.length) });
+        return void response.end(bytes);
+      }
     }
     const apiKey = apiKeyPath.exec(path);
     const vertex = apiKey ? undefined : vertexPath.exec(path);
@@ -66,6 +79,12 @@ export async function handleGemini(context: VendorSimRequest): Promise<void> {
         return await generate(context, model, body, seed, context.query.get('alt') === 'sse' ? 'sse' : 'array');
       case 'countTokens':
         return countTokensOf(context, model, body, seed);
+      case 'predictLongRunning': {
+        const started = startVideo(context.cache, model, body, seed);
+        const faults = parseFaults(started.prompt);
+        if (faults.status !== undefined) throw faultError(faults.status, faults.retryAfterSeconds);
+        return sendBody(context, 200, { name: started.name });
+      }
       case 'predict': {
         const answer = predictImages(model, body);
         const faults = parseFaults(answer.prompt);
