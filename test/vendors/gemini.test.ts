@@ -390,3 +390,28 @@ test('images: Imagen :predict and a Gemini image model\'s generateContent, both 
   t.is(generated.length, 1);
   t.throws(() => geminiImageEdit.build({ ...request, images: [{ data: new Uint8Array([1]), mediaType: 'image/png', filename: 'a.png' }] }, imagen), { instanceOf: UpstreamError });
 });
+
+test('videos: Veo predictLongRunning, the operation\'s states, the download keyed only to Google\'s origin', async (t) => {
+  const { geminiVideoOperations: video, videoShape } = await import('../../src/vendors/gemini/videos.js');
+  const veo = { model: 'veo-3.0-fast-generate-001', baseUrl: 'https://generativelanguage.googleapis.com', apiKey: 'AIza-test' };
+  const built = video.submit.build({ prompt: 'Waves', seconds: 8, size: '1920x1080', seed: 7 }, veo);
+  t.is(built.url, 'https://generativelanguage.googleapis.com/v1beta/models/veo-3.0-fast-generate-001:predictLongRunning');
+  t.deepEqual(built.body, { json: { instances: [{ prompt: 'Waves' }], parameters: { aspectRatio: '16:9', resolution: '1080p', durationSeconds: 8, seed: 7 } } });
+  t.deepEqual(videoShape('720x1280'), { aspectRatio: '9:16', resolution: '720p' });
+  const answer = (body: unknown) => ({ status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(body)) });
+  const name = 'models/veo-3.0-fast-generate-001/operations/abc123';
+  t.deepEqual(await video.submit.parse(answer({ name }), { prompt: 'Waves', seconds: 8, size: '1920x1080' }, veo), { upstreamId: name });
+  t.is(video.poll.build(name, veo).url, `https://generativelanguage.googleapis.com/v1beta/${name}`);
+  t.deepEqual(await video.poll.parse(answer({ name, done: false }), name, veo), { state: 'running', raw: 'running' });
+  const uri = 'https://generativelanguage.googleapis.com/v1beta/files/xyz:download?alt=media';
+  t.deepEqual(await video.poll.parse(answer({ name, done: true, response: { generateVideoResponse: { generatedSamples: [{ video: { uri } }] } } }), name, veo), {
+    state: 'completed',
+    raw: 'done',
+    assets: [{ url: uri, mediaType: 'video/mp4' }],
+  });
+  t.like(await video.poll.parse(answer({ name, done: true, error: { code: 400, message: 'blocked', status: 'INVALID_ARGUMENT' } }), name, veo), { state: 'failed', code: 'INVALID_ARGUMENT', message: 'blocked' });
+  t.like(await video.poll.parse(answer({ name, done: true, response: { generateVideoResponse: { raiMediaFilteredReasons: ['unsafe'] } } }), name, veo), { state: 'failed', code: 'content_filter', message: 'unsafe' });
+  t.deepEqual(video.download.build({ url: uri, mediaType: 'video/mp4' }, veo).headers, { 'x-goog-api-key': 'AIza-test' });
+  t.deepEqual(video.download.build({ url: 'https://storage.googleapis.com/x.mp4', mediaType: 'video/mp4' }, veo).headers, {});
+  t.throws(() => video.submit.build({ prompt: 'x', seconds: 4, size: '1280x720' }, { ...veo, settings: { auth: 'vertex', project: 'p' } }), { instanceOf: UpstreamError });
+});
