@@ -415,3 +415,53 @@ test('videos: Veo predictLongRunning, the operation\'s states, the download keye
   t.deepEqual(video.download.build({ url: 'https://storage.googleapis.com/x.mp4', mediaType: 'video/mp4' }, veo).headers, {});
   t.throws(() => video.submit.build({ prompt: 'x', seconds: 4, size: '1280x720' }, { ...veo, settings: { auth: 'vertex', project: 'p' } }), { instanceOf: UpstreamError });
 });
+
+test('vertex: tokens are cached until a minute before expiry, concurrent requests share one exchange, refusals are final 401s', async (t) => {
+  const { createServer } = await import('node:http');
+  const { Agent } = await import('undici');
+  const { geminiCredentials, clearVertexTokens } = await import('../../src/vendors/gemini/vertex-token.js');
+  let exchanges = 0;
+  let refuse = false;
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      exchanges++;
+      const form = new URLSearchParams(body);
+      const ok = form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer' && (form.get('assertion') ?? '').split('.').length === 3;
+      response.writeHead(refuse || !ok ? 400 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(refuse || !ok ? { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' } : { access_token: `ya29.token-${exchanges}`, expires_in: 3600, token_type: 'Bearer' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dispatcher = new Agent();
+  t.teardown(async () => {
+    clearVertexTokens();
+    await dispatcher.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const tokenUri = `http://127.0.0.1:${(server.address() as { port: number }).port}/token`;
+  const account = JSON.stringify({ client_email: 'sa@p.iam.gserviceaccount.com', private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }), token_uri: tokenUri });
+  const source = { name: 'vertex-unit', baseUrl: 'https://generativelanguage.googleapis.com', settings: { auth: 'vertex', project: 'p' }, secrets: { service_account: account }, dispatcher, timeoutMs: 5000 };
+  let now = 1_700_000_000_000;
+  const clock = () => now;
+  const signal = new AbortController().signal;
+  const [first, second] = await Promise.all([geminiCredentials(source, signal, clock), geminiCredentials(source, signal, clock)]);
+  t.is(first, 'ya29.token-1');
+  t.is(second, 'ya29.token-1');
+  t.is(exchanges, 1, 'one exchange for two concurrent requests');
+  now += 58 * 60_000;
+  t.is(await geminiCredentials(source, signal, clock), 'ya29.token-1', 'still more than a minute left');
+  now += 60_000;
+  t.is(await geminiCredentials(source, signal, clock), 'ya29.token-2', 'renewed a minute before expiry');
+  t.is(exchanges, 2);
+  refuse = true;
+  now += 60 * 60_000;
+  const refused = await t.throwsAsync(geminiCredentials(source, signal, clock), { instanceOf: UpstreamError });
+  t.like(refused, { status: 401, retryable: false, upstreamType: 'invalid_grant' });
+  refuse = false;
+  t.is(await geminiCredentials(source, signal, clock), 'ya29.token-4', 'a failed exchange is not cached');
+  t.is(await geminiCredentials({ ...source, settings: {}, apiKey: 'AIza-key' }, signal, clock), 'AIza-key', 'API-key providers get their key');
+  await t.throwsAsync(geminiCredentials({ ...source, settings: { auth: 'vertex' } }, signal, clock), { message: /no project/ });
+});
