@@ -7,6 +7,7 @@ import { anthropicVendor } from './anthropic/vendor.js';
 import { bflVendor } from './bfl/vendor.js';
 import { elevenLabsVendor } from './elevenlabs/vendor.js';
 import { bedrockVendor } from './bedrock/vendor.js';
+import { geminiVendor } from './gemini/vendor.js';
 import type { JobAdapter, JobOperationName } from './job-types.js';
 import { klingVendor } from './kling/vendor.js';
 import type { MediaAdapter } from './media-types.js';
@@ -32,6 +33,7 @@ const vendors = {
   elevenlabs: elevenLabsVendor,
   kling: klingVendor,
   bedrock: bedrockVendor,
+  gemini: geminiVendor,
 } as const satisfies Record<string, Vendor>;
 
 export type ProviderKind = keyof typeof vendors;

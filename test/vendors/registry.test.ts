@@ -31,7 +31,7 @@ const requiredSettings: Record<string, Record<string, string>> = {
 };
 
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
-  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'bedrock']);
+  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'bedrock', 'gemini']);
   const providersField = configSchema.shape.providers;
   const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind, ...requiredSettings[kind] } }).success);
   t.deepEqual(accepted, providerKinds);

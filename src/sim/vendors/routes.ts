@@ -9,6 +9,7 @@ import { handleBfl } from './bfl/handler.js';
 import { handleElevenLabs } from './elevenlabs/handler.js';
 import { handleKling } from './kling/index.js';
 import { handleBedrock } from './bedrock/handler.js';
+import { handleGemini } from './gemini/handler.js';
 
 export interface VendorSimRequest {
   readonly request: IncomingMessage;
@@ -32,6 +33,7 @@ const vendorSimulators: Record<string, VendorSimHandler> = {
   elevenlabs: handleElevenLabs,
   kling: handleKling,
   bedrock: handleBedrock,
+  gemini: handleGemini,
 };
 
 /** The handler and the rest of the path when `path` is under a vendor's prefix; else undefined. */
