@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrefixCache } from '../prefix-cache.js';
 import type { UsageBook } from '../usage-book.js';
+import { handleGigachat } from './gigachat/handler.js';
+import { handleYandex } from './yandex/handler.js';
 
 export interface VendorSimRequest {
   readonly request: IncomingMessage;
@@ -23,7 +25,10 @@ export interface VendorSimRequest {
 export type VendorSimHandler = (request: VendorSimRequest) => Promise<void>;
 
 /** Prefix (without slashes) → the vendor's handler. One line per simulated vendor. */
-const vendorSimulators: Record<string, VendorSimHandler> = {};
+const vendorSimulators: Record<string, VendorSimHandler> = {
+  yandex: handleYandex,
+  gigachat: handleGigachat,
+};
 
 /** The handler and the rest of the path when `path` is under a vendor's prefix; else undefined. */
 export function vendorSimulatorFor(path: string): { handler: VendorSimHandler; rest: string } | undefined {
