@@ -6,9 +6,9 @@
 //     no id, so one is made per stream (a client answers the call by it; the request side
 //     finds the function's name back from it);
 //   - finish_reason "function_call" is read as tool_calls by the shared finish mapping;
-//   - usage `precached_prompt_tokens`: tokens GigaChat served from its context cache, which it
-//     does not bill. Its `prompt_tokens` are the billable rest, so the input is their sum and
-//     the cached share is priced at the catalog's cached price (zero for GigaChat).
+//   - usage: `prompt_tokens` are the billable input tokens; `precached_prompt_tokens`, those
+//     GigaChat served from its context cache, are not billed by Sber and are left out (neither
+//     input nor cached input: the gateway charges what the vendor charges).
 import { randomUUID } from 'node:crypto';
 import type { StreamPart } from '../../model/chat.js';
 import type { SseEvent, UpstreamStreamParser } from '../types.js';
@@ -53,6 +53,5 @@ export function asChatCompletionsChunk(chunk: JsonObject, callId: string): JsonO
 }
 
 export function usageOf(usage: JsonObject): JsonObject {
-  const precached = countOf(usage.precached_prompt_tokens);
-  return { prompt_tokens: countOf(usage.prompt_tokens) + precached, completion_tokens: countOf(usage.completion_tokens), prompt_tokens_details: { cached_tokens: precached } };
+  return { prompt_tokens: countOf(usage.prompt_tokens), completion_tokens: countOf(usage.completion_tokens) };
 }
