@@ -30,7 +30,8 @@ const exchanges = new Map<string, Promise<CachedToken>>();
 
 export async function gigachatCredentials(source: CredentialSource, signal: AbortSignal, now: () => number = Date.now): Promise<string> {
   if (!source.apiKey) throw new UpstreamError(`upstream "${source.name}" has no GigaChat authorization key`, 401, false, 'missing_credentials');
-  const cacheKey = `${source.name}\u0000${source.apiKey}`;
+  // A token belongs to the key, the endpoint that issued it and the scope it was issued for.
+  const cacheKey = [source.name, source.apiKey, authUrlOf(source), scopeOf(source)].join('\u0000');
   const cached = tokens.get(cacheKey);
   if (cached && now() < cached.expiresAt - tokenRenewalMarginMs) return cached.token;
   let exchange = exchanges.get(cacheKey);
@@ -48,9 +49,17 @@ export function forgetGigachatTokens(): void {
   tokens.clear();
 }
 
+function scopeOf(source: CredentialSource): string {
+  return stringOf(source.settings.scope) ?? 'GIGACHAT_API_PERS';
+}
+
+function authUrlOf(source: CredentialSource): string {
+  return stringOf(source.settings.auth_url) ?? defaultAuthUrl;
+}
+
 async function exchangeToken(source: CredentialSource, signal: AbortSignal): Promise<CachedToken> {
-  const scope = stringOf(source.settings.scope) ?? 'GIGACHAT_API_PERS';
-  const url = stringOf(source.settings.auth_url) ?? defaultAuthUrl;
+  const scope = scopeOf(source);
+  const url = authUrlOf(source);
   let response: Awaited<ReturnType<typeof request>>;
   try {
     response = await request(url, {
