@@ -24,7 +24,7 @@ import { createUpstreams, needsSimulator } from '../../src/vendors/upstreams.js'
 const oddKinds = ['nope', 'constructor', '__proto__', 'toString'];
 
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
-  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler']);
+  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'yandex', 'gigachat']);
   const providersField = configSchema.shape.providers;
   const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind } }).success);
   t.deepEqual(accepted, providerKinds);
