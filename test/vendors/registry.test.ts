@@ -26,7 +26,10 @@ const oddKinds = ['nope', 'constructor', '__proto__', 'toString'];
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
   t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'yandex', 'gigachat']);
   const providersField = configSchema.shape.providers;
-  const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind } }).success);
+  // Kinds with a required setting are given it (Yandex: the folder calls are billed to).
+  const requiredSettings: Record<string, Record<string, string>> = { yandex: { folder_id: 'b1gfolder' } };
+  const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind, ...requiredSettings[kind] } }).success);
+  t.false(providersField.safeParse({ p: { kind: 'yandex' } }).success, 'a yandex provider without folder_id is refused');
   t.deepEqual(accepted, providerKinds);
   for (const kind of providerKinds) t.truthy(vendorOf(kind), kind);
   for (const kind of oddKinds) t.is(vendorOf(kind), undefined, kind);
