@@ -111,3 +111,25 @@ testOnBackends('GigaChat embeddings: 1024-dimension vectors, charged for the tok
   t.deepEqual(await charges(), [4n], '9 × 40 RUB per 1M tokens = 0.00036 RUB, rounded up to 0.0004');
   t.is(await tokensIssued(), 1);
 });
+
+testOnBackends('GigaChat structured output: asked through a forced function, answered as JSON text, charged exactly', async (t, database) => {
+  const { openai, charges } = await setup(t, database);
+  const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'], additionalProperties: false };
+  const response_format = { type: 'json_schema' as const, json_schema: { name: 'capital', schema, strict: true } };
+  const messages = [{ role: 'user' as const, content: 'The capital of Russia?' }];
+  const whole = await openai.chat.completions.create({ model: 'gigachat/max', messages, response_format });
+  t.deepEqual(JSON.parse(whole.choices[0]!.message.content!), { city: 'sim', population: 1 });
+  t.is(whole.choices[0]!.finish_reason, 'stop');
+  t.is(whole.choices[0]!.message.tool_calls, undefined);
+  const stream = await openai.chat.completions.create({ model: 'gigachat/max', messages, response_format, stream: true, stream_options: { include_usage: true } });
+  let streamed = '';
+  let usage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) {
+    streamed += chunk.choices[0]?.delta.content ?? '';
+    usage = chunk.usage ?? usage;
+  }
+  t.is(streamed, whole.choices[0]!.message.content!);
+  t.deepEqual(usage, whole.usage);
+  const expected = expectedChargeUnits({ input: whole.usage!.prompt_tokens, cached: 0, output: whole.usage!.completion_tokens });
+  t.deepEqual(await charges(), [expected, expected]);
+});

@@ -11,7 +11,7 @@ import { UpstreamError } from '../../src/vendors/types.js';
 import { gigachatCredentials, tokenRenewalMarginMs } from '../../src/vendors/gigachat/credentials.js';
 import { gigachatEmbeddingsOperation } from '../../src/vendors/gigachat/embeddings.js';
 import { gigachatChatAdapter, gigachatVendor } from '../../src/vendors/gigachat/vendor.js';
-import { parseEvents, testFixtures } from './fixtures.js';
+import { chatRequest, parseEvents, testFixtures } from './fixtures.js';
 import { streamViolations } from './stream-invariants.js';
 
 const target = {
@@ -130,4 +130,25 @@ test('gigachat credentials: a refused authorization key is a non-retryable 401',
   t.regex(error!.message, /refused the token exchange: Can't decode 'Authorization' header/);
   const missing = await t.throwsAsync(gigachatCredentials({ ...source, apiKey: undefined }, AbortSignal.timeout(10_000)));
   t.like(missing, { status: 401, retryable: false });
+});
+
+test('gigachat: a call of the structured-output function is the answer\'s text and a stop', (t) => {
+  const chunk = {
+    choices: [{ delta: { role: 'assistant', content: '', function_call: { name: 'structured_output', arguments: { city: 'Москва' } } }, index: 0, finish_reason: 'function_call' }],
+    created: 1700471392,
+    model: 'GigaChat-2:2.0.28.2',
+    object: 'chat.completion',
+    usage: { prompt_tokens: 60, completion_tokens: 9, total_tokens: 69 },
+  };
+  const request = chatRequest({ responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { city: { type: 'string' } } } } });
+  const { parts, error } = parseEvents(gigachatChatAdapter, target, [{ data: JSON.stringify(chunk) }, { data: '[DONE]' }], request);
+  t.is(error, undefined);
+  t.deepEqual(parts, [
+    { type: 'start', id: '', model: 'GigaChat-2:2.0.28.2' },
+    { type: 'text_start', index: 0 },
+    { type: 'text_delta', index: 0, text: '{"city":"Москва"}' },
+    { type: 'text_end', index: 0 },
+    { type: 'usage', usage: { inputTokens: 60, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 9, reasoningTokens: 0 } },
+    { type: 'finish', finishReason: 'stop', rawFinishReason: 'stop' },
+  ]);
 });

@@ -6,10 +6,13 @@
 //     OBJECT, one call per message (parallel calls become consecutive assistant messages);
 //   - a tool's answer is a `function` message naming the function, whose content must be
 //     JSON: a text that is not is sent as {"result": "<text>"};
-//   - no structured output, stop sequences or end-user id: they are not sent.
+//   - structured output has no field: it is asked for with one more function whose parameters
+//     are the schema (`structured_output`), called by name when the client's functions cannot
+//     be; the stream parser turns that call back into the answer's text (stream.ts);
+//   - no stop sequences or end-user id: they are not sent.
 // Images go through GigaChat's file upload, which the gateway does not do: the catalog gives
 // its models no vision, so images are refused before they get here.
-import type { ChatMessage, ChatRequest, ToolChoice, UserContentPart } from '../../model/chat.js';
+import type { ChatMessage, ChatRequest, ResponseFormat, ToolChoice, UserContentPart } from '../../model/chat.js';
 import type { UpstreamHttpRequest, UpstreamTarget } from '../types.js';
 import { joinVersioned } from '../shared/wire.js';
 import { argumentsObject, toolNamesById, toolResultText } from '../yandex/messages.js';
@@ -21,10 +24,15 @@ type GigachatMessage =
 
 export function buildGigachatRequest(request: ChatRequest, target: UpstreamTarget): UpstreamHttpRequest {
   const body: Record<string, unknown> = { model: target.model, messages: toGigachatMessages(request), stream: true, max_tokens: target.maxOutputTokens };
-  if (request.tools.length > 0) {
-    body.functions = request.tools.map((tool) => ({ name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters }));
-    if (request.toolChoice) body.function_call = functionCallOf(request.toolChoice);
-  }
+  const functions = request.tools.map((tool) => ({ name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters }));
+  const outputName = outputFunctionName(request);
+  if (outputName !== undefined) {
+    functions.push(outputFunction(request.responseFormat!, outputName));
+    // Forced when no client function may be called; beside callable ones the model chooses.
+    const clientCallable = request.tools.length > 0 && request.toolChoice?.type !== 'none';
+    body.function_call = clientCallable ? functionCallOf(request.toolChoice ?? { type: 'auto' }) : { name: outputName };
+  } else if (request.tools.length > 0 && request.toolChoice) body.function_call = functionCallOf(request.toolChoice);
+  if (functions.length > 0) body.functions = functions;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   return {
@@ -32,6 +40,19 @@ export function buildGigachatRequest(request: ChatRequest, target: UpstreamTarge
     headers: { 'content-type': 'application/json', ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}) },
     body,
   };
+}
+
+/** The function whose arguments are the structured answer, named apart from the client's; undefined without a format. */
+export function outputFunctionName(request: ChatRequest): string | undefined {
+  if (request.responseFormat === undefined) return undefined;
+  let name = 'structured_output';
+  for (let n = 1; request.tools.some((tool) => tool.name === name); n++) name = `structured_output_${n}`;
+  return name;
+}
+
+function outputFunction(format: ResponseFormat, name: string): { name: string; description: string; parameters: Record<string, unknown> } {
+  const description = format.type === 'json_schema' && format.description !== undefined ? `Give your final answer as this function's arguments: ${format.description}` : "Give your final answer as this function's arguments.";
+  return { name, description, parameters: format.type === 'json_schema' ? { type: 'object', ...format.schema } : { type: 'object' } };
 }
 
 function functionCallOf(choice: ToolChoice): string | { name: string } {

@@ -9,14 +9,14 @@ import { errorFromResponse } from '../shared/upstream-errors.js';
 import type { Vendor } from '../vendor.js';
 import { gigachatCredentials, gigachatScopes } from './credentials.js';
 import { gigachatEmbeddingsOperation } from './embeddings.js';
-import { buildGigachatRequest } from './request.js';
+import { buildGigachatRequest, outputFunctionName } from './request.js';
 import { GigachatStreamParser } from './stream.js';
 
 export const gigachatChatAdapter: ChatAdapter = {
   kind: 'gigachat',
   takesDocuments: false,
   buildRequest: buildGigachatRequest,
-  createStreamParser: () => new GigachatStreamParser(),
+  createStreamParser: (_target, request) => new GigachatStreamParser(outputFunctionName(request)),
   // {"status": 401, "message": "Unauthorized"}: the shared reader takes its message.
   parseError: errorFromResponse,
 };
