@@ -18,6 +18,14 @@ async function setup(t: ExecutionContext, database: TestDatabase) {
     providers: { yandex: { kind: 'yandex', base_url: yandexBase, api_key_env: 'TEST_YANDEX_KEY', folder_id: 'b1gsimfolder', operations_url: yandexBase } },
     models: [
       { id: 'yandex/pro', name: 'YandexGPT Pro', type: 'text', route: { provider: 'yandex', model: 'yandexgpt/latest' }, pricing: testPrices, capabilities: { tools: true, max_output_tokens: 8000 } },
+      {
+        id: 'yandex/pro-reasoning',
+        name: 'YandexGPT Pro reasoning',
+        type: 'text',
+        route: { provider: 'yandex', model: 'yandexgpt/latest' },
+        pricing: testPrices,
+        capabilities: { tools: true, max_output_tokens: 8000, reasoning_efforts: ['high'], can_disable_reasoning: true },
+      },
       { id: 'yandex/art', name: 'YandexART', type: 'image', route: { provider: 'yandex', model: 'yandex-art/latest' }, pricing: { per_image: '2.20' }, capabilities: { sizes: ['1024x1024', '1344x768'], formats: ['png', 'jpeg'] } },
     ],
     env: { TEST_YANDEX_KEY: 'AQVN-sim-key' },
@@ -144,4 +152,20 @@ testOnBackends('YandexART through /v1/images/generations: submitted, polled on t
   t.is(history.length, 1);
   t.is(BigInt(history[0].charged_units), 22_000n);
   t.is((await gateway.services.ledger.balance(client.accountId)).heldUnits, 0n);
+});
+
+testOnBackends('YandexGPT hidden reasoning and a JSON schema: reasoning tokens reported inside the output and charged as output', async (t, database) => {
+  const { openai, charges } = await setup(t, database);
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+  const answer = await openai.chat.completions.create({
+    model: 'yandex/pro-reasoning',
+    reasoning_effort: 'high',
+    messages: [{ role: 'user', content: 'Which city is the capital of Tatarstan?' }],
+    response_format: { type: 'json_schema', json_schema: { name: 'city', schema, strict: true } },
+  });
+  t.deepEqual(JSON.parse(answer.choices[0]!.message.content!), { city: 'sim' });
+  // ENABLED_HIDDEN: 40 reasoning tokens in completionTokens, plus the JSON's 4.
+  t.is(answer.usage!.completion_tokens_details?.reasoning_tokens, 40);
+  t.is(answer.usage!.completion_tokens, 44);
+  t.deepEqual(await charges(), [expectedChargeUnits({ input: answer.usage!.prompt_tokens, cached: 0, output: 44 })]);
 });
