@@ -9,7 +9,7 @@ import { defaultSigningSecret } from '../../signatures.js';
 import { ClientWatch, writeStream } from '../../sse-writer.js';
 import { countTokens, countToolTokens, messageOverheadTokens } from '../../tokens.js';
 import { isRecord, type JsonObject } from '../../guards.js';
-import { sendJsonAnswer } from '../wire.js';
+import { sendJsonAnswer } from '../prefixed-wire.js';
 import { GigachatSimError } from './errors.js';
 
 const roles = new Set(['system', 'user', 'assistant', 'function']);

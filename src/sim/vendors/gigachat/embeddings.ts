@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { embeddingVector } from '../../media/embeddings.js';
 import { countTokens } from '../../tokens.js';
 import { isRecord } from '../../guards.js';
-import { sendJsonAnswer } from '../wire.js';
+import { sendJsonAnswer } from '../prefixed-wire.js';
 import { GigachatSimError } from './errors.js';
 
 export const gigachatEmbeddingDimensions = 1024;

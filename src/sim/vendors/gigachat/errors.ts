@@ -1,7 +1,7 @@
 // Errors as GigaChat answers them: {"status": 401, "message": "Unauthorized"}; the OAuth
 // endpoint answers {"code": 4, "message": "…"}.
 import type { ServerResponse } from 'node:http';
-import { sendJsonAnswer } from '../wire.js';
+import { sendJsonAnswer } from '../prefixed-wire.js';
 
 export class GigachatSimError extends Error {
   constructor(

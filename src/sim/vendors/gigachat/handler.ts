@@ -2,7 +2,7 @@
 // /gigachat/api/v2/oauth: a provider points auth_url there), chat (chat.ts) and embeddings
 // (embeddings.ts), which need a token the OAuth endpoint issued; GET /__stats counts tokens.
 import type { VendorSimRequest } from '../routes.js';
-import { readRawBody, sha256Hex } from '../wire.js';
+import { readRawBody, sha256Hex } from '../prefixed-wire.js';
 import { handleGigachatChat } from './chat.js';
 import { handleGigachatEmbeddings } from './embeddings.js';
 import { GigachatSimError, sendGigachatError } from './errors.js';

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { UsageBook } from '../../usage-book.js';
-import { perSimulator, readRawBody, sendJsonAnswer } from '../wire.js';
+import { perSimulator, readRawBody, sendJsonAnswer } from '../prefixed-wire.js';
 import { GigachatSimError } from './errors.js';
 
 export const tokenLifetimeMs = 30 * 60 * 1000;

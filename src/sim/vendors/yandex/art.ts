@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { patternPng } from '../../media/png.js';
 import { parseFaults } from '../../faults.js';
 import { isRecord } from '../../guards.js';
-import { perSimulator, sendJsonAnswer } from '../wire.js';
+import { perSimulator, sendJsonAnswer } from '../prefixed-wire.js';
 import type { UsageBook } from '../../usage-book.js';
 import { YandexSimError } from './errors.js';
 

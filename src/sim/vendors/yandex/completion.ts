@@ -9,7 +9,7 @@ import { defaultSigningSecret } from '../../signatures.js';
 import { ClientWatch, writeStream } from '../../sse-writer.js';
 import { countTokens, countToolTokens, messageOverheadTokens } from '../../tokens.js';
 import { isRecord, type JsonObject } from '../../guards.js';
-import { sendJsonAnswer } from '../wire.js';
+import { sendJsonAnswer } from '../prefixed-wire.js';
 import { YandexSimError, yandexErrorBody } from './errors.js';
 
 const hiddenReasoningTokens = 40;

@@ -1,7 +1,7 @@
 // Errors as Yandex Cloud's REST gateway answers them: {"error": {grpcCode, httpCode, message, httpStatus, details}}.
 import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
-import { sendJsonAnswer } from '../wire.js';
+import { sendJsonAnswer } from '../prefixed-wire.js';
 
 const grpcCodes: Readonly<Record<number, number>> = { 400: 3, 401: 16, 403: 7, 404: 5, 429: 8, 500: 13, 503: 14, 504: 4 };
 

@@ -3,7 +3,7 @@
 // reaches it with base_url <simulator>/yandex and operations_url <simulator>/yandex. Every
 // request needs `Authorization: Api-Key …` or `Bearer …`; errors are Yandex-shaped (errors.ts).
 import type { VendorSimRequest } from '../routes.js';
-import { readRawBody, sha256Hex } from '../wire.js';
+import { readRawBody, sha256Hex } from '../prefixed-wire.js';
 import { handleImageGeneration, handleOperation } from './art.js';
 import { handleCompletion } from './completion.js';
 import { YandexSimError, sendYandexError } from './errors.js';
