@@ -5,14 +5,14 @@ import { presentJobSummary } from '../../src/jobs/present.js';
 import type { JobKind } from '../../src/model/jobs.js';
 import { openJobStore } from '../../src/services.js';
 
-const kindsOfType: Record<string, JobKind[]> = { video: ['video', 'video_upscale'], music: ['music'] };
+const kindsOfType: Record<string, JobKind[]> = { video: ['video', 'video_upscale'], music: ['music'], response: ['response'] };
 
 export default class JobsList extends GatewayCommand {
-  static override description = 'List async jobs (videos, video upscales, music), newest first';
+  static override description = 'List async jobs (videos, video upscales, music, background responses), newest first';
   static override examples = ['<%= config.bin %> jobs ls', '<%= config.bin %> jobs ls --status in_progress --type video --json'];
   static override flags = {
     status: Flags.string({ description: 'only jobs in this status', options: ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] }),
-    type: Flags.string({ description: 'only videos (incl. upscales) or music', options: ['video', 'music'] }),
+    type: Flags.string({ description: 'only videos (incl. upscales), music or background responses', options: ['video', 'music', 'response'] }),
     account: Flags.string({ description: 'only this account (id or name)' }),
     limit: Flags.integer({ description: 'at most this many', default: 50, min: 1, max: 1000 }),
   };

@@ -247,7 +247,7 @@ export const requestLogPage = z.strictObject({ object: z.literal('list'), data: 
 
 export const jobsQuery = z.object({
   status: z.enum(['queued', 'in_progress', 'completed', 'failed', 'cancelled']).optional(),
-  kind: z.enum(['video', 'video_upscale', 'music']).optional(),
+  kind: z.enum(['video', 'video_upscale', 'music', 'response']).optional(),
   account: z.string().max(200).optional().describe('an account id or name'),
   limit: limit(1000, 50),
 });
@@ -260,13 +260,13 @@ export const jobSummary = z.looseObject({
   created_at: z.number().int().describe('seconds since the epoch'),
   charged_rub: rubText,
   held_rub: rubText,
-  kind: z.enum(['video', 'video_upscale', 'music']),
+  kind: z.enum(['video', 'video_upscale', 'music', 'response']),
   account_id: z.string(),
 });
 export const jobList = z.strictObject({ object: z.literal('list'), data: z.array(jobSummary), has_more: z.boolean() });
 export const cancelledJob = z.looseObject({
   id: z.string(),
-  kind: z.enum(['video', 'video_upscale', 'music']),
+  kind: z.enum(['video', 'video_upscale', 'music', 'response']),
   account_id: z.string(),
   internal_status: z.literal('cancelled'),
   hold_rub: rubText,

@@ -69,7 +69,7 @@ export async function usageReport(
     `SELECT ${chargeGroup} AS g, COUNT(*) AS requests,
        SUM(COALESCE(u.input_tokens, 0)) AS input_tokens, SUM(COALESCE(u.cached_input_tokens, 0)) AS cached_input_tokens,
        SUM(COALESCE(u.output_tokens, 0)) AS output_tokens, SUM(COALESCE(u.reasoning_tokens, 0)) AS reasoning_tokens,
-       SUM(CASE WHEN u.id IS NULL OR u.endpoint NOT IN ('chat-completions', 'messages', 'responses') THEN 1 ELSE 0 END) AS media_requests,
+       SUM(CASE WHEN u.id IS NULL OR u.endpoint NOT IN ('chat-completions', 'messages', 'responses', 'generate-content') THEN 1 ELSE 0 END) AS media_requests,
        SUM(COALESCE(u.images, 0)) AS images, SUM(COALESCE(u.characters, 0)) AS characters,
        SUM(COALESCE(u.audio_seconds, 0)) AS audio_seconds, SUM(COALESCE(u.video_seconds, 0)) AS video_seconds, SUM(-l.amount_units) AS charged_units
      FROM (SELECT l.*, ${logKey} AS log_key_id FROM ledger_transactions l

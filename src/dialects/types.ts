@@ -48,7 +48,7 @@ export interface ItemReferences {
 }
 
 export interface Dialect {
-  readonly name: 'chat-completions' | 'messages' | 'responses';
+  readonly name: 'chat-completions' | 'messages' | 'responses' | 'generate-content';
   readonly locations: DialectLocations;
   /**
    * Validates and decodes a request body. `model` is the raw model string as sent (the

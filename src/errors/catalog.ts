@@ -174,7 +174,7 @@ export const errorCatalog = {
   },
   job_already_ended: {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'http, cli',
-    description: 'cancelling a job that had already ended (completed, failed or cancelled; `jobs cancel`, POST /admin/v1/jobs/:id/cancel): nothing changed',
+    description: 'cancelling a job that had already ended (completed, failed or cancelled; `jobs cancel`, POST /admin/v1/jobs/:id/cancel, POST /v1/responses/{id}/cancel): nothing changed',
   },
   // Operator controls (issue 18)
   account_disabled: {

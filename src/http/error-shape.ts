@@ -1,7 +1,8 @@
 // Which dialect's error body a request gets: the route table says it per route (`errors`: the
 // dialect's encoder). A route that names none, and a path no route matched, keep the rule the
-// clients know: /v1/messages* is Anthropic's, everything else OpenAI's. Looked up only when a
+// clients know: /v1/messages* is Anthropic's, /v1beta/* Google's (the Gemini API), everything else OpenAI's. Looked up only when a
 // request fails, so the success path pays nothing for it.
+import { encodeGeminiError } from '../dialects/gemini/error.js';
 import { encodeAnthropicError } from '../dialects/messages/error.js';
 import { encodeOpenaiError } from '../dialects/shared/openai-error.js';
 import type { ErrorEncoder } from '../dialects/types.js';
@@ -9,7 +10,8 @@ import type { RouteDefinition } from './route-table.js';
 
 export type ErrorShapeFor = (matchedRoute: string | undefined, path: string) => ErrorEncoder;
 
-const byPathPrefix = (path: string): ErrorEncoder => (path.startsWith('/v1/messages') ? encodeAnthropicError : encodeOpenaiError);
+const byPathPrefix = (path: string): ErrorEncoder =>
+  path.startsWith('/v1/messages') ? encodeAnthropicError : path.startsWith('/v1beta/') ? encodeGeminiError : encodeOpenaiError;
 
 export function errorShapes(routes: readonly RouteDefinition[]): ErrorShapeFor {
   const byRoute = new Map<string, ErrorEncoder>();

@@ -5,12 +5,14 @@
 import type { Scope } from '../auth/scopes.js';
 import type { AdminScope } from '../cabinet/admin-scopes.js';
 import { chatCompletionsDialect } from '../dialects/chat-completions/index.js';
+import { encodeGeminiError, generateContentDialect, streamGenerateContentDialect } from '../dialects/gemini/index.js';
 import { messagesDialect } from '../dialects/messages/index.js';
 import type { ErrorEncoder } from '../dialects/types.js';
 import { responsesDialect } from '../dialects/responses/index.js';
 import { chatHandler, countTokens } from './routes/chat.js';
 import { createDecision } from './routes/decisions.js';
 import { createEmbeddings } from './routes/embeddings.js';
+import { countGeminiTokens, generateContent, listGeminiModels, retrieveGeminiModel } from './routes/gemini.js';
 import { healthz, metrics, readyz } from './routes/health.js';
 import { editImages, generateImages, priceImages } from './routes/images.js';
 import { createSpeech, priceSpeech } from './routes/speech.js';
@@ -21,6 +23,7 @@ import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.j
 import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
 import { priceVideoUpscale, upscaleVideo } from './routes/video-upscale.js';
+import { cancelResponse, createResponse, retrieveResponse } from './routes/background-responses.js';
 import { createVideo, deleteVideo, listVideos, priceVideo, retrieveVideo, videoContent } from './routes/videos.js';
 import { listModels, retrieveModel } from './routes/models.js';
 import { adjustAccount, createAccount, disableAccount, enableAccount, listAccounts, showAccount, topupAccount } from './routes/admin-accounts.js';
@@ -134,9 +137,23 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/generations/:type/:id', auth: 'key', scope: null, handler: retrieveGeneration },
   { method: 'GET', path: '/v1/generations/:type/:id/content', auth: 'key', scope: null, rateLimited: false, handler: generationContent },
   { method: 'POST', path: '/v1/chat/completions', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: chatCompletionsDialect.encodeError, handler: chatHandler(chatCompletionsDialect) },
-  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: responsesDialect.encodeError, handler: chatHandler(responsesDialect) },
+  { method: 'POST', path: '/v1/responses', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: responsesDialect.encodeError, handler: createResponse },
+  // Background responses (`background: true`): jobs the client polls and may cancel.
+  { method: 'GET', path: '/v1/responses/:id', auth: 'key', rateLimited: false, scope: 'chat', errors: responsesDialect.encodeError, handler: retrieveResponse },
+  { method: 'POST', path: '/v1/responses/:id/cancel', auth: 'key', scope: 'chat', errors: responsesDialect.encodeError, handler: cancelResponse },
   { method: 'POST', path: '/v1/messages', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: messagesDialect.encodeError, handler: chatHandler(messagesDialect) },
   { method: 'POST', path: '/v1/messages/count_tokens', auth: 'key', scope: 'chat', body: 'json', errors: messagesDialect.encodeError, handler: countTokens },
+  // The Gemini API (@google/genai; routes/gemini.ts): the model id, slash and all, is everything
+  // between `models/` and the `:action`. Under /v1 (what @google/genai 3 calls by default) and
+  // /v1beta (Google's documented paths, older SDKs); Google's error body on all of them.
+  { method: 'POST', path: '/v1/models/{*model}\\:generateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(generateContentDialect, { stream: false }) },
+  { method: 'POST', path: '/v1/models/{*model}\\:streamGenerateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(streamGenerateContentDialect, { stream: true }) },
+  { method: 'POST', path: '/v1/models/{*model}\\:countTokens', auth: 'key', scope: 'chat', body: 'json', errors: encodeGeminiError, handler: countGeminiTokens },
+  { method: 'GET', path: '/v1beta/models', auth: 'none', scope: null, errors: encodeGeminiError, handler: listGeminiModels },
+  { method: 'GET', path: '/v1beta/models/{*model}', auth: 'none', scope: null, errors: encodeGeminiError, handler: retrieveGeminiModel },
+  { method: 'POST', path: '/v1beta/models/{*model}\\:generateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(generateContentDialect, { stream: false }) },
+  { method: 'POST', path: '/v1beta/models/{*model}\\:streamGenerateContent', auth: 'key', scope: 'chat', keyCheckedByHold: true, body: 'json', errors: encodeGeminiError, handler: generateContent(streamGenerateContentDialect, { stream: true }) },
+  { method: 'POST', path: '/v1beta/models/{*model}\\:countTokens', auth: 'key', scope: 'chat', body: 'json', errors: encodeGeminiError, handler: countGeminiTokens },
   { method: 'POST', path: '/v1/decisions', auth: 'key', scope: 'chat', body: 'json', handler: createDecision },
   { method: 'POST', path: '/v1/images/generations', auth: 'key', scope: 'images', body: 'json', handler: generateImages },
   { method: 'POST', path: '/v1/images/edits', auth: 'key', scope: 'images', body: 'multipart', handler: editImages },

@@ -2,6 +2,7 @@
 // (handlers, the access log, the request log).
 import type { ParameterizedContext } from 'koa';
 import type { ApiKey } from '../auth/api-keys.js';
+import type { Scope } from '../auth/scopes.js';
 import type { AdminScope } from '../cabinet/admin-scopes.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestTrace } from '../observability/tracer.js';
@@ -36,6 +37,8 @@ export interface RequestState {
   actor?: string;
   /** Set by `admin` routes: the admin token's scopes, or every scope for an operator's session (src/cabinet/admin-scopes.ts). */
   adminScopes?: readonly AdminScope[];
+  /** The route's scope (the route table's), set once the key was found to have it: the pipeline checks it again on a key read anew. */
+  scope?: Scope;
   model?: string;
   /** The provider of the last upstream route tried, when one was. */
   provider?: string;
@@ -58,6 +61,6 @@ export type Context = ParameterizedContext<RequestState> & {
 export type Handler = (ctx: Context, services: ServerServices) => Promise<void> | void;
 
 /** The caller as the pipeline knows it: the key, the request id, and the state it notes the model and charge on. */
-export function callerOf(ctx: Context): { readonly apiKey: ApiKey; readonly requestId: string; readonly log: RequestState; readonly trace: RequestTrace } {
-  return { apiKey: ctx.state.apiKey!, requestId: ctx.state.requestId, log: ctx.state, trace: ctx.state.trace };
+export function callerOf(ctx: Context): { readonly apiKey: ApiKey; readonly scope: Scope; readonly requestId: string; readonly log: RequestState; readonly trace: RequestTrace } {
+  return { apiKey: ctx.state.apiKey!, scope: ctx.state.scope!, requestId: ctx.state.requestId, log: ctx.state, trace: ctx.state.trace };
 }

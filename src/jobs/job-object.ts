@@ -1,6 +1,6 @@
 // The public JSON of a job: the OpenAI video object (GET /v1/videos/{id}) for videos and
 // video upscales, a music object of the same spirit for /v1/audio/music, both with
-// `charged_rub`. Built from the job row alone, so webhooks and GETs show the same thing.
+// `charged_rub` (a background response: the common part). Built from the job row alone, so webhooks and GETs show the same thing.
 import { formatRub } from '../util/money.js';
 import type { Job } from './job.js';
 
@@ -32,6 +32,8 @@ export function publicJobObject(job: Job, options: { fileTtlMs: number }): Recor
     held_rub: formatRub(job.status === 'queued' || job.status === 'in_progress' ? job.holdUnits : 0n),
   };
   const request = job.request;
+  // A background response's own object is the Responses one (GET /v1/responses/{id}); operators see the job.
+  if (job.kind === 'response') return { ...common, object: 'response' };
   if (job.kind === 'music') {
     const tracks = (job.result?.tracks ?? []).map((track, index) => ({
       index,

@@ -68,9 +68,10 @@ export interface JobStoreOptions {
 }
 
 /** Where a terminal job's generation record goes. */
-const generationTypes: Record<JobKind, GenerationType> = { video: 'video', video_upscale: 'video', music: 'music' };
+/** A background response is a chat answer: like any chat, it has no generation record. */
+const generationTypes: Record<JobKind, GenerationType | undefined> = { video: 'video', video_upscale: 'video', music: 'music', response: undefined };
 
-const idPrefixes: Record<JobKind, string> = { video: 'video', video_upscale: 'video', music: 'music' };
+const idPrefixes: Record<JobKind, string> = { video: 'video', video_upscale: 'video', music: 'music', response: 'resp' };
 
 /** A stable hash of a JSON value: object keys sorted, so field order does not matter. */
 export function canonicalHash(value: unknown): string {
@@ -139,8 +140,10 @@ export class JobStore {
           updated_at: now,
         });
         // Its line in the generation history, queued, in the same transaction.
+        const type = generationTypes[input.kind];
+        if (type === undefined) return;
         await this.options.generations.record(
-          [{ accountId: input.accountId, keyId: input.keyId, type: generationTypes[input.kind], model: input.model, prompt: input.prompt, chargedUnits: 0n, fileIds: [], requestId: input.requestId, status: 'queued', jobId: id }],
+          [{ accountId: input.accountId, keyId: input.keyId, type, model: input.model, prompt: input.prompt, chargedUnits: 0n, fileIds: [], requestId: input.requestId, status: 'queued', jobId: id }],
           { within: trx },
         );
       });
@@ -252,6 +255,20 @@ export class JobStore {
         submits: this.db.raw('submits + 1'),
         updated_at: now,
       });
+    return updated > 0;
+  }
+
+  /**
+   * A job the runner works on itself (a background response) starts a run: in progress, and the
+   * run counted (in `submits`), so that one interrupted again and again can be failed. False
+   * when the lease was lost.
+   */
+  async markRunning(job: Job, owner: string): Promise<boolean> {
+    const now = this.now();
+    const updated = await this.db('jobs')
+      .where({ id: job.id, lease_owner: owner })
+      .whereIn('status', activeStatuses)
+      .update({ status: 'in_progress', started_at: job.startedAt ?? now, submits: this.db.raw('submits + 1'), updated_at: now });
     return updated > 0;
   }
 

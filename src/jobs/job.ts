@@ -19,6 +19,8 @@ export interface JobResult {
   readonly tracks?: { readonly durationSeconds: number | null; readonly title: string | null; readonly tags: string | null }[];
   /** Output size of a video upscale ("<w>x<h>"). */
   readonly size?: string;
+  /** A background response's answer: the Responses object GET /v1/responses/{id} shows. */
+  readonly response?: Record<string, unknown>;
 }
 
 export interface Job {

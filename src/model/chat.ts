@@ -152,6 +152,11 @@ export interface ChatRequest {
    * `metadata`); the instructions also take part in `system`, which is what upstreams see.
    */
   readonly echo?: { readonly instructions?: string; readonly metadata?: Readonly<Record<string, string>> };
+  /**
+   * False when the client asked not to be shown the reasoning (Gemini `thinkingConfig.includeThoughts`
+   * absent or false): its answer carries no thought parts. Upstreams reason as asked either way.
+   */
+  readonly showReasoning?: boolean;
 }
 
 // ---------------------------------------------------------------- result and stream

@@ -1,9 +1,12 @@
-// The internal representation of asynchronous media jobs (video, video upscale, music): what a
+// The internal representation of asynchronous jobs (video, video upscale, music; background responses): what a
 // route decodes into, what a job adapter sends upstream at submit, and what a poll reports.
 // Imports nothing but the shared input-file shape.
 import type { InputFile } from './media.js';
 
-export type JobKind = 'video' | 'video_upscale' | 'music';
+/** The jobs a vendor runs: submitted upstream, polled, their files downloaded. */
+export type MediaJobKind = 'video' | 'video_upscale' | 'music';
+/** `response`: a Responses request with `background: true`, run by the job runner itself. */
+export type JobKind = MediaJobKind | 'response';
 
 /** Gateway-side job status (the OpenAI video object's set, plus cancelled). */
 export type JobStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';

@@ -21,7 +21,7 @@ export interface Backlog {
 
 /** The job statuses the queue gauges report: the ones still to be worked on. */
 export const queuedJobStatuses = ['queued', 'in_progress'] as const;
-const jobKindLabels: readonly JobKind[] = ['video', 'video_upscale', 'music'];
+const jobKindLabels: readonly JobKind[] = ['video', 'video_upscale', 'music', 'response'];
 
 /** Reasons of gateway_refusals_total that exist (at 0) from the start. */
 export const refusalReasons = ['rate_limit', 'budget', 'tokens_per_minute', 'in_flight'] as const;

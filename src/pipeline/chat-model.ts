@@ -48,12 +48,29 @@ export function resolveChatModel(
   apiKey: ApiKey,
   body?: unknown,
 ): ResolvedChat {
+  const model = chatModelOf(catalog, decoded);
+  if (model.type === 'search') assertScope(apiKey, 'search');
+  assertModelAllowed(apiKey, model.id, decoded.model);
+  return fitToModel(dialect, decoded, model, body);
+}
+
+/**
+ * The same without a key: a background response when the job runner runs it, whose key was
+ * checked when it was created (as a video's is when it is submitted).
+ */
+export function resolveChatModelOfJob(catalog: Catalog, dialect: Dialect, decoded: ChatRequest, body: unknown): ResolvedChat {
+  return fitToModel(dialect, decoded, chatModelOf(catalog, decoded), body);
+}
+
+function chatModelOf(catalog: Catalog, decoded: ChatRequest): CatalogModel {
   const model = catalog.resolve(decoded.model);
   if (model.type !== 'text' && model.type !== 'search') {
     throw invalid(['body', 'model'], `"${decoded.model}" is a ${model.type} model, not a chat model`, decoded.model);
   }
-  if (model.type === 'search') assertScope(apiKey, 'search');
-  assertModelAllowed(apiKey, model.id, decoded.model);
+  return model;
+}
+
+function fitToModel(dialect: Dialect, decoded: ChatRequest, model: CatalogModel, body: unknown): ResolvedChat {
   const capabilities = capabilitiesOf(model);
   const fitted = fitEffortHint(decoded, capabilities);
   checkCapabilities(dialect, fitted, capabilities, model.id, body);

@@ -114,9 +114,8 @@ export class ChatRelay {
     return { ...result, id: result.id || this.fallbackId };
   }
 
-  /** The answer's end: the stream's closing events, or the whole JSON body. */
-  finish(usage: Usage, estimated: boolean): void {
-    const result = this.result(usage, estimated);
+  /** The answer's end (`result` as built by result()): the stream's closing events, or the whole JSON body. */
+  finish(result: ChatResult): void {
     if (!this.request.stream) {
       this.sink.sendJson(this.dialect.encodeResult(result, this.request));
       return;
@@ -125,7 +124,7 @@ export class ChatRelay {
       this.encoder = this.dialect.createStreamEncoder(this.request, { id: result.id, created: this.created });
       this.sink.startStream();
     }
-    this.sink.write(this.encoder.end(usage));
+    this.sink.write(this.encoder.end(result.usage));
     this.sink.end();
   }
 

@@ -183,10 +183,13 @@ interface Billed {
 /** The answer's end; or, for a failure, the JSON error (nothing sent yet) or the dialect's in-stream error. */
 async function answer(services: ChatServices, input: ChatInput, { request }: ResolvedChat, relay: ChatRelay, failure: unknown, billed: Billed): Promise<void> {
   if (!failure) {
-    // Kept before the end goes out: the client's next request may refer to these items at once.
-    const onFailure = (error: unknown) => services.logger.warn({ err: error, request_id: input.requestId }, "an answer's output items could not be kept for later references");
-    await services.returnedItems.remember(input.dialect, input.apiKey.accountId, relay.result(billed.usage, billed.estimated), request, onFailure);
-    relay.finish(billed.usage, billed.estimated);
+    const result = relay.result(billed.usage, billed.estimated);
+    if (input.dialect.itemReferences) {
+      // Kept before the end goes out: the client's next request may refer to these items at once.
+      const onFailure = (error: unknown) => services.logger.warn({ err: error, request_id: input.requestId }, "an answer's output items could not be kept for later references");
+      await services.returnedItems.remember(input.dialect, input.apiKey.accountId, result, request, onFailure);
+    }
+    relay.finish(result);
     return;
   }
   if (failure instanceof ClientGoneError) return;

@@ -10,13 +10,13 @@ import { BlobStoreUnavailableError } from '../storage/blob-store.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { backoffMs, type JobStep, type JobVendor, stepSignal } from './job-context.js';
 import { completeJob, failJob } from './job-end.js';
-import { jobKinds } from './job-kinds.js';
+import { mediaJobRules } from './job-kinds.js';
 
 export async function collectJob(step: JobStep, job: Job, model: CatalogModel, vendor: JobVendor, target: MediaTarget, state: Extract<UpstreamJobState, { state: 'completed' }>): Promise<void> {
   const { services, owner, lease } = step;
   const { jobs, files, logger, config } = services;
   const { upstream, adapter, operations } = vendor;
-  const kind = jobKinds[job.kind];
+  const kind = mediaJobRules(job.kind);
   const assets = state.assets.slice(0, kind.resultCount(model, state.assets.length));
   if (assets.length === 0) {
     await failJob(services, job, owner, { code: 'upstream_empty', message: 'the upstream reported success but offered no result to download', upstreamStatus: state.raw });

@@ -14,7 +14,7 @@ import { jobAdapterFor } from '../vendors/registry.js';
 import type { JobAdapter, JobOperations } from '../vendors/job-types.js';
 import type { MediaTarget } from '../vendors/media-types.js';
 import type { Files } from '../storage/files.js';
-import { jobKinds } from './job-kinds.js';
+import { mediaJobRules } from './job-kinds.js';
 
 export interface JobStepServices {
   readonly config: Config;
@@ -79,7 +79,7 @@ export interface JobVendor {
 
 export function jobVendor(services: JobStepServices, provider: string | null, kind: Job['kind']): JobVendor | undefined {
   const upstream = provider ? services.upstreams.get(provider) : undefined;
-  const operation = jobKinds[kind].operation;
+  const operation = mediaJobRules(kind).operation;
   const adapter = upstream && jobAdapterFor(upstream.kind, operation);
   const operations = adapter?.[operation] as JobOperations<unknown> | undefined;
   return upstream && adapter && operations ? { upstream, adapter, operations } : undefined;

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { releaseJob, settleJob } from '../billing/charge-envelope.js';
 import type { PendingSettles } from '../billing/pending-settles.js';
+import type { UsageFacts } from '../billing/usage-record.js';
 import type { Job, JobResult } from '../jobs/job.js';
 import { publicJobObject } from '../jobs/job-object.js';
 import type { JobEnd, JobStore } from '../jobs/job-store.js';
@@ -25,15 +26,18 @@ export interface JobMediaSeconds {
   readonly audioSeconds?: number;
 }
 
+/** A background response's usage record: its tokens and where it was answered. */
+export type JobTokenUsage = Pick<UsageFacts, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteInputTokens' | 'outputTokens' | 'reasoningTokens' | 'estimated' | 'provider' | 'upstreamModel' | 'finishReason'>;
+
 /** Completed: charge `actualUnits` (capped at the hold), record the files. False when the job had already ended or the lease was lost. */
 export async function completeJob(
   services: JobEndServices,
   job: Job,
   owner: string,
-  outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string; mediaSeconds?: JobMediaSeconds },
+  outcome: { actualUnits: bigint; result: JobResult; upstreamStatus?: string; mediaSeconds?: JobMediaSeconds; usage?: JobTokenUsage },
 ): Promise<boolean> {
   const end: JobEnd = { status: 'completed', result: outcome.result, upstreamStatus: outcome.upstreamStatus };
-  const ended = await services.jobs.finish(job, owner, end, (trx) => chargeCompleted(services, trx, job, outcome.actualUnits, outcome.mediaSeconds ?? {}), webhookOf(services));
+  const ended = await services.jobs.finish(job, owner, end, (trx) => chargeCompleted(services, trx, job, outcome.actualUnits, { ...outcome.mediaSeconds, ...outcome.usage }), webhookOf(services));
   return ended !== undefined;
 }
 
@@ -70,17 +74,16 @@ export async function cancelJob(services: JobEndServices, id: string, actor: str
   throw new JobAlreadyEndedError(now.id, now.status);
 }
 
-async function chargeCompleted(services: JobEndServices, trx: Knex.Transaction, job: Job, actualUnits: bigint, seconds: JobMediaSeconds): Promise<bigint> {
+async function chargeCompleted(services: JobEndServices, trx: Knex.Transaction, job: Job, actualUnits: bigint, measured: JobMediaSeconds & JobTokenUsage): Promise<bigint> {
   if (!job.holdId) return 0n;
   const now = services.now();
   const owner = { requestId: job.requestId, accountId: job.accountId, keyId: job.keyId, model: job.model };
   const facts = {
+    ...measured,
     endpoint: job.endpoint,
-    provider: job.provider ?? '',
-    upstreamModel: job.upstreamModel ?? '',
+    provider: measured.provider ?? job.provider ?? '',
+    upstreamModel: measured.upstreamModel ?? job.upstreamModel ?? '',
     latencyMs: job.startedAt === null ? 0 : Math.max(0, now - job.startedAt),
-    audioSeconds: seconds.audioSeconds,
-    videoSeconds: seconds.videoSeconds,
   };
   return settleJob(services.settles, trx, job.holdId, actualUnits, owner, facts, now);
 }

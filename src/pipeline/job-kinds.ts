@@ -1,4 +1,4 @@
-// What differs between the kinds of async job, as data: the vendor operation, the upstream
+// What differs between the kinds of vendor job (a background response runs here: background-responses.ts), as data: the vendor operation, the upstream
 // request made from the stored one, how many results are kept, how they are stored and
 // described, and what the completed job costs. The steps (job-submit.ts, job-collect.ts) read
 // this table instead of branching on the kind.
@@ -6,9 +6,15 @@ import { reportedCostUnits } from '../billing/job-pricing.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job, JobResult } from '../jobs/job.js';
 import type { JobMediaSeconds } from './job-end.js';
-import type { JobAsset, JobKind, UpstreamJobState } from '../model/jobs.js';
+import type { JobAsset, JobKind, MediaJobKind, UpstreamJobState } from '../model/jobs.js';
 import type { InputFile } from '../model/media.js';
 import type { JobOperationName } from '../vendors/job-types.js';
+
+/** The rules of a vendor job's kind; a background response has none (job-step.ts runs it before any vendor step). */
+export function mediaJobRules(kind: JobKind): JobKindRules {
+  if (kind === 'response') throw new Error('a background response is not a vendor job');
+  return jobKinds[kind];
+}
 
 /** A stored input file (by its id in the job's request) read back, or undefined when the request names none. */
 export type ReadInput = (fileId: unknown) => Promise<InputFile | undefined>;
@@ -34,7 +40,7 @@ const wholeSeconds = (seconds: unknown) => (typeof seconds === 'number' && Numbe
 
 const charged = (job: Job) => job.holdUnits;
 
-export const jobKinds: Record<JobKind, JobKindRules> = {
+export const jobKinds: Record<MediaJobKind, JobKindRules> = {
   video: {
     operation: 'video',
     filePurpose: 'video',

@@ -2,17 +2,18 @@
 // fallback loop (route-fallback.ts): each send is recorded (`submitting`, idempotency key,
 // route) and committed before it goes out, and its upstream id stored after. A job found
 // `submitting` — its runner died, lost its lease, or the answer was lost — is reconciled: re-sent
-// to the same route with the same key where the vendor honours one, else failed and released.
+// to the same route with the same key where the vendor honours one, looked up by that key where
+// the vendor names jobs with it (Kling's external_task_id), else failed and released.
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { Job } from '../jobs/job.js';
 import type { InputFile } from '../model/media.js';
 import { BlobMissingError, BlobStoreUnavailableError } from '../storage/blob-store.js';
-import { keyedSubmit } from '../vendors/job-types.js';
+import { canReconcile, type NamedSubmit, type SubmittedJob, submitWithKey } from '../vendors/job-types.js';
 import { runMediaOperation } from '../vendors/shared/media-transport.js';
 import { UpstreamError } from '../vendors/types.js';
 import { backoffMs, type JobStep, type JobVendor, jobVendor, mediaTarget, stepSignal } from './job-context.js';
 import { failJob } from './job-end.js';
-import { jobKinds } from './job-kinds.js';
+import { mediaJobRules } from './job-kinds.js';
 import { availableRoutes, cooldownMs, RouteCannotServe, tryRoutes } from './route-fallback.js';
 
 /**
@@ -40,7 +41,7 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
         routeCooldowns,
         async (route) => {
           const vendor = jobVendor(services, route.provider.name, job.kind);
-          if (!vendor) throw new RouteCannotServe(route.provider.name, jobKinds[job.kind].operation);
+          if (!vendor) throw new RouteCannotServe(route.provider.name, mediaJobRules(job.kind).operation);
           const outcome = await send(step, job, vendor, route.model, request, job.submits + ++sends);
           if (outcome.kind === 'refused') throw outcome.error;
         },
@@ -77,17 +78,22 @@ export async function submitJobUpstream(step: JobStep, job: Job, model: CatalogM
  * A job found `submitting`: a submit went out and its outcome was never stored. Never sent
  * blindly again: re-sent to the same route with the same idempotency key where the vendor
  * honours one (it answers the job it already made, or makes it now if the first never
- * arrived); otherwise failed, hold released.
+ * arrived); looked up by its key where the vendor names jobs with it; otherwise failed, hold
+ * released.
  */
 export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   const { services, owner } = step;
-  const { jobs, logger } = services;
+  const { logger } = services;
   const vendor = jobVendor(services, job.provider, job.kind);
   if (!vendor) {
     await failJob(services, job, owner, { code: 'provider_unavailable', message: `the provider ${job.provider} this job was being sent to is no longer configured` });
     return;
   }
   const provider = vendor.upstream.name;
+  if (vendor.operations.named) {
+    await reconcileByName(step, job, vendor, vendor.operations.named);
+    return;
+  }
   if (vendor.adapter.idempotencyHeader === undefined) {
     await failUncertain(step, job, provider);
     return;
@@ -96,8 +102,13 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   const built = await upstreamRequest(step, job);
   if (built === undefined) return;
   const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request, job.submits + 1);
-  if (outcome.kind !== 'refused') return;
-  const error = outcome.error;
+  if (outcome.kind === 'refused') await resendRefused(step, job, provider, outcome.error);
+}
+
+/** A reconciling re-send the vendor refused: failed when for good, else tried again later on the same route. */
+async function resendRefused(step: JobStep, job: Job, provider: string, error: UpstreamError): Promise<void> {
+  const { services, owner } = step;
+  const { jobs, logger } = services;
   const failure = { operation: 'job_submit', provider, upstreamModel: job.upstreamModel ?? '', model: job.model, error, attempt: job.submits + 1, fallback: null, jobId: job.id };
   // 409: a vendor may answer a key whose first request it is still working on so (Stripe
   // does): the job may well exist, so it is asked again, like a 429.
@@ -112,6 +123,65 @@ export async function reconcileJob(step: JobStep, job: Job): Promise<void> {
   services.upstreamObserver.failure({ ...failure, retryInMs: wait });
   logger.warn({ job_id: job.id, provider, retry_in_ms: wait }, 'job re-send refused for now; retrying with the same key');
   await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
+}
+
+/**
+ * A job found `submitting` at a vendor that names its jobs with the gateway's key: looked up by
+ * that key. Found: its upstream id is stored, as the lost answer would have. Not found (the
+ * first submit never arrived): sent now under the same name. Refused that name — a first
+ * submit that arrived late made the job meanwhile — it is looked up once more before failing.
+ */
+async function reconcileByName(step: JobStep, job: Job, vendor: JobVendor, named: NamedSubmit<unknown>): Promise<void> {
+  const { logger } = step.services;
+  const provider = vendor.upstream.name;
+  const built = await upstreamRequest(step, job);
+  if (built === undefined) return;
+  const found = await lookUpByName(step, job, vendor, named, built.request);
+  if (found !== 'none') return;
+  logger.info({ job_id: job.id, provider, submit_key: submitKeyOf(job) }, 'job found mid-submit is unknown upstream under its key; sending it now');
+  const outcome = await send(step, job, vendor, job.upstreamModel ?? '', built.request, job.submits + 1);
+  if (outcome.kind !== 'refused') return;
+  if (!outcome.error.retryable && (await lookUpByName(step, job, vendor, named, built.request)) !== 'none') return;
+  await resendRefused(step, job, provider, outcome.error);
+}
+
+/**
+ * The vendor's job under the job's key: `handled` when found (its upstream id stored) or when
+ * the look-up failed (the job rescheduled, or failed when the look-up is refused for good);
+ * `none` when the vendor has no job by that name.
+ */
+async function lookUpByName(step: JobStep, job: Job, vendor: JobVendor, named: NamedSubmit<unknown>, request: unknown): Promise<'handled' | 'none'> {
+  const { services, owner, lease } = step;
+  const { jobs, logger } = services;
+  const { upstream, adapter } = vendor;
+  const provider = upstream.name;
+  const upstreamModel = job.upstreamModel ?? '';
+  const key = submitKeyOf(job);
+  let found: SubmittedJob | undefined;
+  try {
+    found = await runMediaOperation(upstream, named.find, { key, request }, mediaTarget(upstream, upstreamModel), stepSignal(upstream, lease), adapter.parseError);
+  } catch (error) {
+    if (lease.lost) return 'handled';
+    if (!(error instanceof UpstreamError)) throw error;
+    // 404: the vendor has no job by that name; anything else leaves the question open.
+    if (error.status === 404) return 'none';
+    const failure = { operation: 'job_submit', provider, upstreamModel, model: job.model, error, attempt: job.submits, fallback: null, jobId: job.id };
+    if (!error.retryable) {
+      services.upstreamObserver.failure(failure);
+      const message = `the gateway could not learn whether ${provider} received this job: looking it up by its key failed (${error.message}); the job was failed and nothing was charged rather than risk paying for it twice`;
+      await failJob(services, job, owner, { code: 'submit_uncertain', message });
+      return 'handled';
+    }
+    const wait = error.retryAfterMs ? cooldownMs(error.retryAfterMs) : backoffMs(job.polls + 2);
+    services.upstreamObserver.failure({ ...failure, retryInMs: wait });
+    logger.warn({ job_id: job.id, provider, retry_in_ms: wait }, 'job found mid-submit could not be looked up by its key now; retrying');
+    await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
+    return 'handled';
+  }
+  if (!found) return 'none';
+  logger.info({ job_id: job.id, provider, upstream_id: found.upstreamId, submit_key: key }, 'job found mid-submit was made upstream under its key; its upstream id stored');
+  await jobs.reschedule(job, owner, { upstreamId: found.upstreamId, provider, upstreamModel, nextRunAt: services.now() + backoffMs(0) });
+  return 'handled';
 }
 
 type SendOutcome = { kind: 'submitted' | 'handled' } | { kind: 'refused'; error: UpstreamError };
@@ -130,21 +200,22 @@ async function send(step: JobStep, job: Job, vendor: JobVendor, upstreamModel: s
   if (!(await jobs.markSubmitting(job, owner, { provider: upstream.name, upstreamModel, key }))) return { kind: 'handled' };
   let upstreamId: string;
   try {
-    const submit = keyedSubmit(operations.submit, adapter.idempotencyHeader, key);
+    const submit = submitWithKey(adapter, operations, key);
     ({ upstreamId } = await runMediaOperation(upstream, submit, request, mediaTarget(upstream, upstreamModel), stepSignal(upstream, lease), adapter.parseError));
   } catch (error) {
     if (lease.lost) return { kind: 'handled' };
-    if (isRefusal(error, adapter.idempotencyHeader !== undefined)) return { kind: 'refused', error };
+    const reconcilable = canReconcile(adapter, operations);
+    if (isRefusal(error, reconcilable)) return { kind: 'refused', error };
     // Timed out, cut off, or a 2xx we could not read: the vendor may have made the job.
     const failure = { operation: 'job_submit', provider: upstream.name, upstreamModel, model: job.model, error, attempt, fallback: null, jobId: job.id };
-    if (adapter.idempotencyHeader === undefined) {
+    if (!reconcilable) {
       services.upstreamObserver.failure(failure);
       await failUncertain(step, job, upstream.name, error);
       return { kind: 'handled' };
     }
     const wait = backoffMs(job.polls);
     services.upstreamObserver.failure({ ...failure, retryInMs: wait });
-    logger.warn({ job_id: job.id, provider: upstream.name, retry_in_ms: wait }, 'job submit outcome unknown; re-sending with the same idempotency key');
+    logger.warn({ job_id: job.id, provider: upstream.name, retry_in_ms: wait }, `job submit outcome unknown; ${operations.named ? 'looking it up by its key' : 're-sending with the same idempotency key'}`);
     await jobs.reschedule(job, owner, { nextRunAt: services.now() + wait, polled: true });
     return { kind: 'handled' };
   }
@@ -212,7 +283,7 @@ async function upstreamRequest(step: JobStep, job: Job): Promise<{ request: unkn
     }
   };
   try {
-    return { request: await jobKinds[job.kind].upstreamRequest(job.request, input) };
+    return { request: await mediaJobRules(job.kind).upstreamRequest(job.request, input) };
   } catch (error) {
     if (error instanceof JobInputMissingError) {
       await failJob(services, job, owner, { code: 'input_file_missing', message: error.message });

@@ -10,7 +10,6 @@ import type { Scope } from '../auth/scopes.js';
 import { holdForJob, withCurrentKey, type ChargeServices } from '../billing/charge-envelope.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
-import type { JobKind } from '../model/jobs.js';
 import type { Job } from '../jobs/job.js';
 import { terminalStatuses } from '../jobs/job.js';
 import type { NewJob } from '../jobs/job-store.js';
@@ -59,16 +58,13 @@ export async function validateWebhookUrl(services: JobServices, url: string | un
   if (problem) throw invalid(['body', 'webhook_url'], problem, url);
 }
 
-/** The scope a key needs to create each kind of job (the route table's), checked again on a key read anew by the hold. */
-const kindScopes: Record<JobKind, Scope> = { video: 'video', video_upscale: 'video', music: 'music' };
-
 /**
  * `apiKey`: who asks — the job's model must be in its allowlist, and its hold counts against its
  * budget. The hold is placed with the job's row through the charge envelope, the key checked as
  * it is now; a key changed since the caller read it is read again and the job created again.
  */
-export async function createJob(services: JobServices, input: Omit<NewJob, 'accountId' | 'keyId'> & { apiKey: ApiKey }): Promise<{ job: Job; created: boolean }> {
-  const { apiKey, ...job } = input;
+export async function createJob(services: JobServices, input: Omit<NewJob, 'accountId' | 'keyId'> & { apiKey: ApiKey; scope: Scope }): Promise<{ job: Job; created: boolean }> {
+  const { apiKey, scope, ...job } = input;
   assertModelAllowed(apiKey, job.model);
   const request = {
     key: apiKey,
@@ -77,17 +73,22 @@ export async function createJob(services: JobServices, input: Omit<NewJob, 'acco
     description: job.description,
     recheck: (fresh: ApiKey) => {
       assertKeyUsable(fresh, services.now(), undefined);
-      assertScope(fresh, kindScopes[job.kind]);
+      assertScope(fresh, scope);
       assertModelAllowed(fresh, job.model);
     },
   };
   // Outlives the job's deadline: the runner fails the job (and releases) first.
   const holdTtlMs = services.config.jobs.deadlineMs + 4 * services.config.jobs.leaseMs;
-  const outcome = await withCurrentKey(services, request, (key) =>
-    services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
+  const outcome = await withCurrentKey(services, request, async (key) => {
+    if (job.holdUnits === 0n) {
+      // A free job holds nothing: the key is checked as it is now on its own, as a free chat's is.
+      const refusal = await services.apiKeys.refusal(key.id, key.revision);
+      if (refusal) throw refusal;
+    }
+    return services.jobs.create({ ...job, accountId: key.accountId, keyId: key.id }, (trx) =>
       job.holdUnits > 0n ? holdForJob(services.settles, trx, { ...request, key }, job.holdUnits, holdTtlMs, services.now()) : Promise.resolve(undefined),
-    ),
-  );
+    );
+  });
   if (outcome.created) services.logger.info({ job_id: outcome.job.id, kind: input.kind, model: input.model, request_id: input.requestId }, 'job created');
   return outcome;
 }

@@ -53,6 +53,8 @@ export function resolveMediaModel(services: Pick<MediaServices, 'catalog'>, name
  */
 export interface MediaCaller {
   readonly apiKey: ApiKey;
+  /** The route's scope (the route table's), checked again on a key read anew by the hold. */
+  readonly scope: Scope;
   readonly requestId: string;
   readonly log: { model?: string; provider?: string; chargedUnits: bigint };
   /** The request's trace: the hold, each upstream try and the settle are its child spans. */
@@ -95,17 +97,6 @@ export interface MediaUnits {
 /** The GenAI conventions' operation name of a media operation: embeddings are theirs; the rest generate content. */
 const genAiOperation = (operation: MediaCall<unknown, unknown>['operation']) => (operation === 'embed' ? 'embeddings' : 'generate_content');
 
-/** The scope a key needs for each media operation (the route table's), checked again on a key read anew by the hold. */
-const operationScopes: Record<MediaCall<unknown, unknown>['operation'], Scope> = {
-  generateImages: 'images',
-  editImages: 'images',
-  upscaleImage: 'images',
-  speech: 'audio',
-  transcribe: 'audio',
-  embed: 'embeddings',
-  decide: 'chat',
-};
-
 /** Hold, upstream (with fallback), keep the result, settle — or release on failure. The charge is noted on the caller's log. */
 export async function chargedMediaCall<Request, Result>(services: MediaServices, call: MediaCall<Request, Result>): Promise<Result> {
   const { model, caller } = call;
@@ -122,7 +113,7 @@ export async function chargedMediaCall<Request, Result>(services: MediaServices,
       description: call.description,
       recheck: (fresh) => {
         assertKeyUsable(fresh, services.now(), undefined);
-        assertScope(fresh, operationScopes[call.operation]);
+        assertScope(fresh, caller.scope);
         assertModelAllowed(fresh, model.id);
       },
       trace,

@@ -70,6 +70,7 @@ export async function createMusic(services: JobServices, caller: MediaCaller, fi
     kind: 'music',
     endpoint: 'audio/music',
     apiKey,
+    scope: caller.scope,
     model: quote.model.id,
     request: quote.request,
     identity: { ...quote.request, webhook_url: fields.webhook_url, model: quote.model.id },

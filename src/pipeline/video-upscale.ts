@@ -60,6 +60,7 @@ export async function createVideoUpscale(services: JobServices, caller: MediaCal
     kind: 'video_upscale',
     endpoint: 'videos/upscale',
     apiKey,
+    scope: caller.scope,
     model: model.id,
     request,
     identity: { ...request, video_file_id: undefined, video: file.sha256, webhook_url: fields.webhook_url, model: model.id },

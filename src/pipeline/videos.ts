@@ -66,6 +66,7 @@ export async function createVideo(services: JobServices, caller: MediaCaller, fi
     kind: 'video',
     endpoint: 'videos',
     apiKey,
+    scope: caller.scope,
     model: quote.modelId,
     request,
     // The same request is the same prompt, options and reference bytes (not the upload's new file id).

@@ -35,6 +35,11 @@ export interface MediaHttpRequest {
 }
 
 export interface MediaHttpResponse {
+  /**
+   * The URL that gave this answer (set by the transport): an asynchronous operation whose poll
+   * answer does not repeat its own address (FLUX) polls that URL again.
+   */
+  readonly url?: string;
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: Uint8Array;

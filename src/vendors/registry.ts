@@ -4,7 +4,10 @@
 // Adding a vendor is one folder under src/vendors/ and one line here (docs/development.md,
 // "Adding a vendor").
 import { anthropicVendor } from './anthropic/vendor.js';
+import { bflVendor } from './bfl/vendor.js';
+import { elevenLabsVendor } from './elevenlabs/vendor.js';
 import type { JobAdapter, JobOperationName } from './job-types.js';
+import { klingVendor } from './kling/vendor.js';
 import type { MediaAdapter } from './media-types.js';
 import { openaiCompatibleVendor } from './openai-compatible/vendor.js';
 import { openaiVendor } from './openai/vendor.js';
@@ -26,6 +29,9 @@ const vendors = {
   'system-one': systemOneVendor,
   suno: sunoVendor,
   upscaler: upscalerVendor,
+  bfl: bflVendor,
+  elevenlabs: elevenLabsVendor,
+  kling: klingVendor,
   yandex: yandexVendor,
   gigachat: gigachatVendor,
 } as const satisfies Record<string, Vendor>;

@@ -43,6 +43,7 @@ const categories: Record<string, UsageCategory> = {
   'chat-completions': 'chat',
   messages: 'chat',
   responses: 'chat',
+  'generate-content': 'chat',
   embeddings: 'embeddings',
   images: 'images',
   'image-edits': 'images',

@@ -112,6 +112,7 @@ const never = () => new AbortController().signal;
 test('a JSON body is serialized with its content type; the 2xx body comes back as bytes with the headers', async (t) => {
   const response = await sendMedia(upstream(), post('/echo', { json: { model: 'm', input: ['é'] } }, { authorization: 'Bearer k' }), never(), parseError);
   t.is(response.status, 200);
+  t.is(response.url, `${baseUrl}/echo`, 'the URL that answered (an asynchronous operation polls it again)');
   t.true(response.body instanceof Uint8Array);
   t.regex(String(response.headers['content-type']), /application\/json/);
   t.deepEqual(JSON.parse(Buffer.from(response.body).toString('utf8')), { method: 'POST', contentType: 'application/json', authorization: 'Bearer k', body: '{"model":"m","input":["é"]}' });

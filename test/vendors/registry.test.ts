@@ -18,13 +18,15 @@ import { simVendor } from '../../src/vendors/sim/vendor.js';
 import { sunoMusicJobs } from '../../src/vendors/suno/vendor.js';
 import { systemOneAdapter } from '../../src/vendors/system-one/decisions.js';
 import { upscalerAdapter } from '../../src/vendors/upscaler/image-upscale.js';
+import { bflMediaAdapter, bflVendor } from '../../src/vendors/bfl/vendor.js';
+import { elevenLabsMediaAdapter, elevenLabsVendor } from '../../src/vendors/elevenlabs/vendor.js';
 import { upscalerVideoJobs } from '../../src/vendors/upscaler/vendor.js';
 import { createUpstreams, needsSimulator } from '../../src/vendors/upstreams.js';
 
 const oddKinds = ['nope', 'constructor', '__proto__', 'toString'];
 
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
-  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'yandex', 'gigachat']);
+  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'yandex', 'gigachat']);
   const providersField = configSchema.shape.providers;
   // Kinds with a required setting are given it (Yandex: the folder calls are billed to).
   const requiredSettings: Record<string, Record<string, string>> = { yandex: { folder_id: 'b1gfolder' } };
@@ -72,6 +74,17 @@ test('media: system-one decides, the upscaler upscales', (t) => {
   t.deepEqual(mediaTable('upscaler'), { generateImages: undefined, editImages: undefined, speech: undefined, transcribe: undefined, embed: undefined, decide: undefined, upscaleImage: upscalerAdapter });
   t.is(systemOneAdapter.kind, 'system-one');
   t.is(upscalerAdapter.kind, 'upscaler');
+});
+
+test('media: FLUX (bfl) generates and edits images, ElevenLabs speaks and transcribes; both at their public addresses', (t) => {
+  t.deepEqual(mediaTable('bfl'), { generateImages: bflMediaAdapter, editImages: bflMediaAdapter, speech: undefined, transcribe: undefined, embed: undefined, decide: undefined, upscaleImage: undefined });
+  t.deepEqual(mediaTable('elevenlabs'), { generateImages: undefined, editImages: undefined, speech: elevenLabsMediaAdapter, transcribe: elevenLabsMediaAdapter, embed: undefined, decide: undefined, upscaleImage: undefined });
+  t.deepEqual([bflMediaAdapter.kind, elevenLabsMediaAdapter.kind], ['bfl', 'elevenlabs']);
+  t.deepEqual([bflVendor.defaultBaseUrl, elevenLabsVendor.defaultBaseUrl], ['https://api.bfl.ai', 'https://api.elevenlabs.io']);
+  for (const kind of ['bfl', 'elevenlabs']) {
+    t.is(chatAdapterFor(kind), undefined, kind);
+    t.deepEqual(jobTable(kind), { video: undefined, videoUpscale: undefined, music: undefined }, kind);
+  }
 });
 
 test('media: the simulator: the OpenAI media operations (under /v1), System One, Stability', (t) => {

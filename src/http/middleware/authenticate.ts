@@ -1,5 +1,7 @@
-// API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x) or
-// `x-api-key: <key>` (Anthropic SDK 0.x and Python).
+// API key authentication: `Authorization: Bearer <key>` (OpenAI SDKs, Anthropic SDK 1.x),
+// `x-api-key: <key>` (Anthropic SDK 0.x and Python) or `x-goog-api-key: <key>` (@google/genai).
+// On the Gemini API's paths (/v1beta/…, /v1/models/…:action) a `?key=<key>` query parameter too,
+// as Google takes it; nowhere else, so keys do not end up in the URLs other clients log.
 import type { Next } from 'koa';
 import { AccountDisabledError, KeyNotLiveError } from '../../auth/key-errors.js';
 import { assertKeyUsable, KeyBudgetExceededError } from '../../auth/key-policy.js';
@@ -9,8 +11,15 @@ import type { Context } from '../state.js';
 
 export function presentedKey(ctx: Context): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-  return match?.[1] ?? (ctx.get('x-api-key') || undefined);
+  const key = match?.[1] ?? (ctx.get('x-api-key') || ctx.get('x-goog-api-key') || undefined);
+  if (key !== undefined || !isGeminiPath(ctx.path)) return key;
+  const query = ctx.query.key;
+  return typeof query === 'string' && query !== '' ? query : undefined;
 }
+
+const isGeminiPath = (path: string) => path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && path.includes(':'));
+
+const missingGeminiKey = 'Missing API key: send "x-goog-api-key: <key>" (or ?key=<key>).';
 
 /**
  * `cached`: the key may come from the process's cache of live keys — only for routes whose
@@ -23,7 +32,7 @@ export function authenticate(services: ServerServices, options: { cached?: boole
   const cached = options.cached === true;
   return async function authenticateMiddleware(ctx: Context, next: Next): Promise<void> {
     const presented = presentedKey(ctx);
-    if (!presented) throw unauthorized();
+    if (!presented) throw isGeminiPath(ctx.path) ? unauthorized(missingGeminiKey) : unauthorized();
     let apiKey = await services.apiKeys.authenticate(presented, { cached });
     if (!apiKey) throw invalidKey();
     // Expiry and the IP allowlist, read from the key already in hand (key-policy.ts). The

@@ -25,6 +25,7 @@ export function requireScope(services: ServerServices, scope: Scope, options: { 
       }
     }
     assertScope(ctx.state.apiKey!, scope);
+    ctx.state.scope = scope;
     await next();
   };
 }

@@ -5,6 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrefixCache } from '../prefix-cache.js';
 import type { UsageBook } from '../usage-book.js';
+import { handleBfl } from './bfl/handler.js';
+import { handleElevenLabs } from './elevenlabs/handler.js';
+import { handleKling } from './kling/index.js';
 import { handleGigachat } from './gigachat/handler.js';
 import { handleYandex } from './yandex/handler.js';
 
@@ -26,6 +29,9 @@ export type VendorSimHandler = (request: VendorSimRequest) => Promise<void>;
 
 /** Prefix (without slashes) → the vendor's handler. One line per simulated vendor. */
 const vendorSimulators: Record<string, VendorSimHandler> = {
+  bfl: handleBfl,
+  elevenlabs: handleElevenLabs,
+  kling: handleKling,
   yandex: handleYandex,
   gigachat: handleGigachat,
 };

@@ -63,7 +63,7 @@ export async function sendMedia(
     }
     throw transportError(error, upstream.name, signal);
   }
-  return { status: statusCode, headers, body };
+  return { url: httpRequest.url, status: statusCode, headers, body };
 }
 
 /** Build → send → parse, in one call: what a route does with one route's upstream. */
