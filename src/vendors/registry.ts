@@ -17,6 +17,8 @@ import { simVendor } from './sim/vendor.js';
 import { sunoVendor } from './suno/vendor.js';
 import { systemOneVendor } from './system-one/vendor.js';
 import type { ChatAdapter } from './types.js';
+import { gigachatVendor } from './gigachat/vendor.js';
+import { yandexVendor } from './yandex/vendor.js';
 import { upscalerVendor } from './upscaler/vendor.js';
 import type { UsageApi } from './usage-types.js';
 import type { Vendor } from './vendor.js';
@@ -34,6 +36,8 @@ const vendors = {
   kling: klingVendor,
   bedrock: bedrockVendor,
   gemini: geminiVendor,
+  yandex: yandexVendor,
+  gigachat: gigachatVendor,
 } as const satisfies Record<string, Vendor>;
 
 export type ProviderKind = keyof typeof vendors;

@@ -28,10 +28,12 @@ const oddKinds = ['nope', 'constructor', '__proto__', 'toString'];
 /** The settings a kind cannot go without (Vendor.providerSettings that are required). */
 const requiredSettings: Record<string, Record<string, string>> = {
   bedrock: { region: 'us-east-1' },
+  // Yandex: the folder calls are billed to.
+  yandex: { folder_id: 'b1gfolder' },
 };
 
 test('the provider kinds are the registry\'s, in its order, and the config accepts exactly those', (t) => {
-  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'bedrock', 'gemini']);
+  t.deepEqual(providerKinds, ['openai', 'anthropic', 'openai-compatible', 'sim', 'system-one', 'suno', 'upscaler', 'bfl', 'elevenlabs', 'kling', 'bedrock', 'gemini', 'yandex', 'gigachat']);
   const providersField = configSchema.shape.providers;
   const accepted = [...providerKinds, ...oddKinds].filter((kind) => providersField.safeParse({ p: { kind, ...requiredSettings[kind] } }).success);
   t.deepEqual(accepted, providerKinds);

@@ -10,6 +10,8 @@ import { handleElevenLabs } from './elevenlabs/handler.js';
 import { handleKling } from './kling/index.js';
 import { handleBedrock } from './bedrock/handler.js';
 import { handleGemini } from './gemini/handler.js';
+import { handleGigachat } from './gigachat/handler.js';
+import { handleYandex } from './yandex/handler.js';
 
 export interface VendorSimRequest {
   readonly request: IncomingMessage;
@@ -34,6 +36,8 @@ const vendorSimulators: Record<string, VendorSimHandler> = {
   kling: handleKling,
   bedrock: handleBedrock,
   gemini: handleGemini,
+  yandex: handleYandex,
+  gigachat: handleGigachat,
 };
 
 /** The handler and the rest of the path when `path` is under a vendor's prefix; else undefined. */
