@@ -23,11 +23,13 @@ testOnBackends('every route that takes a key refuses a disabled account\'s key w
   const keyRoutes = routeTable.filter((route) => route.auth === 'key');
   t.true(keyRoutes.length >= 30, `${keyRoutes.length} routes`);
   for (const route of keyRoutes) {
-    const path = route.path.replace(/:type/, 'image').replace(/:[a-z]+/g, '1');
+    // A Gemini API route names its model in the path, before its action: /v1beta/models/sim/chat:generateContent.
+    const path = route.path.replace('{*model}\\:', 'sim/chat:').replace(/:type/, 'image').replace(/\/:[a-z]+/g, '/1');
     const answer = await api(gateway, key, route.method, path, route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
     t.is(answer.status, 403, `${route.method} ${path}`);
     const error = answer.body.error;
     if (path.startsWith('/v1/messages')) t.is(error.type, 'permission_error', path);
+    else if (path.includes('/models/sim/chat:')) t.like(error, { status: 'PERMISSION_DENIED', details: [{ reason: 'account_disabled' }] }, path);
     else t.is(error.code, 'account_disabled', `${route.method} ${path}`);
     t.regex(error.message, /disabled account/, path);
   }

@@ -162,6 +162,8 @@ testOnBackends('kling: a failed task, a content-policy code in a 200 envelope an
   t.like(balance, { balanceUnits: 10_000_000n, heldUnits: 0n }, 'balance unchanged, nothing held');
   await assertJobMoneySettled(t, database, client.accountId);
 
+  // Stopped first: on the same database its runner (whose provider has the right secret) could claim the next job.
+  await gateway.stop();
   const wrong = await startKling(t, database, `${accessKey}:not-the-secret`);
   const other = await wrong.gateway.newClient({ balanceUnits: 10_000_000n });
   const otherOpenai = new OpenAI({ baseURL: `${wrong.gateway.url}/v1`, apiKey: other.key, maxRetries: 0 });
