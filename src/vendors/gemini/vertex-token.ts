@@ -2,10 +2,11 @@
 // provider's `service_account_env` names) is exchanged for an OAuth access token — an RS256
 // JWT signed with the account's private key (iss/sub = client_email, aud = token_uri, scope
 // cloud-platform, valid one hour) POSTed to the account's token_uri as a jwt-bearer grant.
-// The token is cached per upstream and key until a minute before it expires; concurrent
-// requests share one exchange. An API-key provider gets its key back as is.
+// The token is kept per upstream and key until a minute before it expires, and concurrent
+// requests share one exchange (shared/exchanged-tokens.ts). An API-key provider gets its key back as is.
 import { createSign } from 'node:crypto';
 import { request } from 'undici';
+import { type ExchangedToken, ExchangedTokens } from '../shared/exchanged-tokens.js';
 import type { CredentialSource } from '../shared/http-transport.js';
 import { isObject, stringOf } from '../shared/json.js';
 import { isRetryableStatus } from '../shared/upstream-errors.js';
@@ -26,11 +27,7 @@ interface ServiceAccount {
   readonly tokenUri: string;
 }
 
-interface CachedToken {
-  readonly token: Promise<{ value: string; expiresAt: number }>;
-}
-
-const tokens = new Map<string, CachedToken>();
+const tokens = new ExchangedTokens(renewBeforeMs);
 
 /** Vendor.credentials of `gemini` providers. */
 export async function geminiCredentials(source: CredentialSource, signal: AbortSignal, now: () => number = Date.now): Promise<string> {
@@ -38,23 +35,7 @@ export async function geminiCredentials(source: CredentialSource, signal: AbortS
   if (typeof source.settings.project !== 'string') throw configError(source.name, 'has auth vertex but no project');
   const json = source.secrets.service_account;
   if (!json) throw configError(source.name, 'has auth vertex but the environment variable its service_account_env names is empty');
-  const key = `${source.name}\u0000${json}`;
-  const cached = tokens.get(key);
-  if (cached) {
-    try {
-      const token = await cached.token;
-      if (token.expiresAt - renewBeforeMs > now()) return token.value;
-    } catch {
-      // The last exchange failed: try again below.
-    }
-    if (tokens.get(key) !== cached) return geminiCredentials(source, signal, now);
-  }
-  const exchange = { token: exchangeToken(parseServiceAccount(json, source.name), source, signal, now) };
-  tokens.set(key, exchange);
-  exchange.token.catch(() => {
-    if (tokens.get(key) === exchange) tokens.delete(key);
-  });
-  return (await exchange.token).value;
+  return tokens.get(`${source.name}\u0000${json}`, () => exchangeToken(parseServiceAccount(json, source.name), source, signal, now), now());
 }
 
 /** The service account key's fields; a key that is not one is the operator's to fix (not retryable). */
@@ -80,7 +61,7 @@ export function signedAssertion(account: ServiceAccount, nowSeconds: number): st
   return `${header}.${claims}.${signature}`;
 }
 
-async function exchangeToken(account: ServiceAccount, source: CredentialSource, signal: AbortSignal, now: () => number): Promise<{ value: string; expiresAt: number }> {
+async function exchangeToken(account: ServiceAccount, source: CredentialSource, signal: AbortSignal, now: () => number): Promise<ExchangedToken> {
   const startedAt = now();
   const assertion = signedAssertion(account, Math.floor(startedAt / 1000));
   const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString();

@@ -5,9 +5,10 @@
 //   Authorization: Basic <authorization key>, RqUID: <uuid4>, body scope=GIGACHAT_API_PERS
 //   → {"access_token": "…", "expires_at": <unix ms>}
 // The token is kept per upstream and key until a minute before it expires, and one exchange
-// in flight serves every request that needs it meanwhile.
+// in flight serves every request that needs it meanwhile (shared/exchanged-tokens.ts).
 import { randomUUID } from 'node:crypto';
 import { errors as undiciErrors, request } from 'undici';
+import { type ExchangedToken, ExchangedTokens } from '../shared/exchanged-tokens.js';
 import type { CredentialSource } from '../shared/http-transport.js';
 import { UpstreamError } from '../types.js';
 import { isObject, stringOf } from '../shared/json.js';
@@ -19,29 +20,14 @@ export const gigachatScopes = ['GIGACHAT_API_PERS', 'GIGACHAT_API_B2B', 'GIGACHA
 /** A token is renewed this long before it expires, so that no request carries one that lapses on the way. */
 export const tokenRenewalMarginMs = 60_000;
 
-interface CachedToken {
-  readonly token: string;
-  readonly expiresAt: number;
-}
-
-/** By upstream name and key: settled tokens, and exchanges in flight. */
-const tokens = new Map<string, CachedToken>();
-const exchanges = new Map<string, Promise<CachedToken>>();
+/** By upstream name, key, endpoint and scope. */
+const tokens = new ExchangedTokens(tokenRenewalMarginMs);
 
 export async function gigachatCredentials(source: CredentialSource, signal: AbortSignal, now: () => number = Date.now): Promise<string> {
   if (!source.apiKey) throw new UpstreamError(`upstream "${source.name}" has no GigaChat authorization key`, 401, false, 'missing_credentials');
   // A token belongs to the key, the endpoint that issued it and the scope it was issued for.
   const cacheKey = [source.name, source.apiKey, authUrlOf(source), scopeOf(source)].join('\u0000');
-  const cached = tokens.get(cacheKey);
-  if (cached && now() < cached.expiresAt - tokenRenewalMarginMs) return cached.token;
-  let exchange = exchanges.get(cacheKey);
-  if (!exchange) {
-    exchange = exchangeToken(source, signal).finally(() => exchanges.delete(cacheKey));
-    exchanges.set(cacheKey, exchange);
-  }
-  const fresh = await exchange;
-  tokens.set(cacheKey, fresh);
-  return fresh.token;
+  return tokens.get(cacheKey, () => exchangeToken(source, signal), now());
 }
 
 /** Forgets every cached token (tests that restart an OAuth server under the same name). */
@@ -57,7 +43,7 @@ function authUrlOf(source: CredentialSource): string {
   return stringOf(source.settings.auth_url) ?? defaultAuthUrl;
 }
 
-async function exchangeToken(source: CredentialSource, signal: AbortSignal): Promise<CachedToken> {
+async function exchangeToken(source: CredentialSource, signal: AbortSignal): Promise<ExchangedToken> {
   const scope = scopeOf(source);
   const url = authUrlOf(source);
   let response: Awaited<ReturnType<typeof request>>;
@@ -95,5 +81,5 @@ async function exchangeToken(source: CredentialSource, signal: AbortSignal): Pro
   const token = isObject(body) ? stringOf(body.access_token) : undefined;
   const expiresAt = isObject(body) && typeof body.expires_at === 'number' ? body.expires_at : undefined;
   if (!token || expiresAt === undefined) throw new UpstreamError(`upstream "${source.name}" answered the token exchange without access_token and expires_at`, 502, false, 'invalid_response');
-  return { token, expiresAt };
+  return { value: token, expiresAt };
 }
