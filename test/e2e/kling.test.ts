@@ -123,7 +123,9 @@ testOnBackends('kling: a create that timed out is looked up (none), sent again u
   const done = await finished(openai, video.id);
   t.is(done.status, 'completed', JSON.stringify(done));
   const row = await database.db('jobs').where({ id: video.id }).first();
-  t.is(Number(row.submits), 2, 'the create that timed out, then the re-send');
+  // At least the create that timed out and the re-send; on a loaded machine the re-send too can
+  // outlast the 0.5 s timeout and be sent once more. What must hold is one task, charged once.
+  t.true(Number(row.submits) >= 2, `the create that timed out, then the re-send (${row.submits} sends)`);
   t.is((await tasksByName(simUrl))[row.submit_key], 1, 'exactly one Kling task');
   t.deepEqual(await charges(database, client.accountId), [10n * perSecondUnits(gateway, 'kling/kling-v2-1')]);
   t.deepEqual(await charges(database, client.accountId), [504_000n], '10 s × 5.04 RUB');

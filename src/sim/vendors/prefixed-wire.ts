@@ -5,15 +5,27 @@ import { createHash } from 'node:crypto';
 import type { UsageBook } from '../usage-book.js';
 
 /** Largest body a vendor simulator reads (the vendors' own limits are about this). */
-const maxBodyBytes = 32 * 1024 * 1024;
+export const maxVendorBodyBytes = 32 * 1024 * 1024;
 
-export async function readRawBody(request: IncomingMessage): Promise<Buffer> {
+/** A body over a simulator's limit: each simulator answers it in its vendor's own 413 shape. */
+export class BodyTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`request body larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * The whole request body. One larger than `maxBytes` is read to its end (so the 413 goes out on
+ * a drained connection) without being kept, then refused with `tooLarge` — never handed on cut.
+ */
+export async function readRawBody(request: IncomingMessage, maxBytes = maxVendorBodyBytes, tooLarge: (maxBytes: number) => Error = (max) => new BodyTooLarge(max)): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size <= maxBodyBytes) chunks.push(chunk);
+    if (size <= maxBytes) chunks.push(chunk);
   }
+  if (size > maxBytes) throw tooLarge(maxBytes);
   return Buffer.concat(chunks);
 }
 

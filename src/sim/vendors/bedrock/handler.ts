@@ -15,6 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import { planAnswer, promptFaults } from '../../script.js';
 import { defaultSigningSecret } from '../../signatures.js';
 import { ClientWatch, writeStream } from '../../sse-writer.js';
+import { readRawBody } from '../prefixed-wire.js';
 import type { VendorSimRequest } from '../routes.js';
 import { AwsError, sendAwsError } from './aws-errors.js';
 import { converseCacheUsage } from './converse-cache.js';
@@ -119,14 +120,5 @@ function awsErrorOf(caught: unknown): AwsError {
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBodyBytes) chunks.push(chunk);
-    });
-    request.on('end', () => (size > maxBodyBytes ? reject(new AwsError(413, `request body larger than ${maxBodyBytes} bytes`, 'ValidationException')) : resolve(Buffer.concat(chunks))));
-    request.on('error', reject);
-  });
+  return readRawBody(request, maxBodyBytes, (max) => new AwsError(413, `request body larger than ${max} bytes`, 'ValidationException'));
 }

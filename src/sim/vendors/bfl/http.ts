@@ -2,27 +2,8 @@
 // rest of the simulator), JSON and byte answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const maxVendorBodyBytes = 32 * 1024 * 1024;
-
-export class BodyTooLarge extends Error {}
-
-export function readRequestBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxVendorBodyBytes) {
-        chunks.length = 0;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
+// The body read is the simulators' shared one (prefixed-wire.ts); FLUX and ElevenLabs read it under this name.
+export { BodyTooLarge, maxVendorBodyBytes, readRawBody as readRequestBody } from '../prefixed-wire.js';
 
 export function answerJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (response.headersSent || response.destroyed) return;

@@ -18,6 +18,7 @@ import { parseFaults } from '../../faults.js';
 import { isValidThinkingSignature, defaultSigningSecret } from '../../signatures.js';
 import { planAnswer, promptFaults } from '../../script.js';
 import { ClientWatch, writeStream } from '../../sse-writer.js';
+import { readRawBody } from '../prefixed-wire.js';
 import type { VendorSimRequest } from '../routes.js';
 import { batchEmbed, embedSingle } from './embeddings.js';
 import { sendGoogleError } from './errors.js';
@@ -185,20 +186,7 @@ function sendBody({ response }: VendorSimRequest, status: number, body: unknown)
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        reject(new SimError(413, `Request payload size exceeds the limit: ${maxBodyBytes} bytes.`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
+  return readRawBody(request, maxBodyBytes, (max) => new SimError(413, `Request payload size exceeds the limit: ${max} bytes.`));
 }
 
 

@@ -19,6 +19,7 @@
 //                          (1103, HTTP 403): a look-up by name that cannot succeed
 //   [[sim:job-fail]]       the task ends `failed` with a task_status_msg
 import { once } from 'node:events';
+import { readRawBody } from '../prefixed-wire.js';
 import type { VendorSimRequest } from '../routes.js';
 import { mp4Video } from '../../media/mp4.js';
 import { checkKlingToken } from './auth.js';
@@ -38,16 +39,10 @@ export function klingSimStats(): ReturnType<KlingTasks['stats']> {
 const maxBodyBytes = 16 * 1024 * 1024;
 
 async function readJson(request: VendorSimRequest['request']): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBodyBytes) throw new KlingSimError(1200, `the request body is larger than ${maxBodyBytes} bytes`);
-    chunks.push(chunk);
-  }
+  const raw = await readRawBody(request, maxBodyBytes, (max) => new KlingSimError(1200, `the request body is larger than ${max} bytes`));
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new KlingSimError(1200, 'the request body is not valid JSON');
   }
