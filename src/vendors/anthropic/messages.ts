@@ -11,6 +11,7 @@
 import type { AssistantContentPart, ChatMessage, DocumentPart, ImagePart, TextPart, UserContentPart } from '../../model/chat.js';
 import { mediaTypeOf, parseDataUrl } from '../shared/images.js';
 import { parseBoundedJson } from '../../util/json-depth.js';
+import { alternatingTurns } from '../shared/block-turns.js';
 import { isObject, type JsonObject } from '../shared/json.js';
 
 export interface CacheControl {
@@ -58,24 +59,9 @@ export type AnthropicMessage =
   | { readonly role: 'assistant'; readonly content: readonly AssistantBlock[] };
 
 export function toAnthropicMessages(messages: readonly ChatMessage[]): AnthropicMessage[] {
-  const merged: { role: 'user' | 'assistant'; content: (UserBlock | AssistantBlock)[] }[] = [];
-  for (const message of messages) {
-    const content = message.role === 'user' ? userBlocks(message.content) : assistantBlocks(message.content);
-    if (content.length === 0) continue;
-    const last = merged.at(-1);
-    if (last?.role === message.role) last.content.push(...content);
-    else merged.push({ role: message.role, content: [...content] });
-  }
-  return merged.map((message) =>
-    message.role === 'user'
-      ? { role: 'user', content: toolResultsFirst(message.content as UserBlock[]) }
-      : { role: 'assistant', content: message.content as AssistantBlock[] },
-  );
+  return alternatingTurns<UserBlock, AssistantBlock>(messages, { user: userBlocks, assistant: assistantBlocks, isToolResult: (block) => block.type === 'tool_result' });
 }
 
-function toolResultsFirst(blocks: readonly UserBlock[]): UserBlock[] {
-  return [...blocks.filter((block) => block.type === 'tool_result'), ...blocks.filter((block) => block.type !== 'tool_result')];
-}
 
 function userBlocks(parts: readonly UserContentPart[]): UserBlock[] {
   return parts.flatMap((part): UserBlock[] => {

@@ -11,12 +11,13 @@
 // citations — so the internal counter never has holes.
 import type { Citation, StreamPart } from '../../model/chat.js';
 import type { SseEvent, UpstreamStreamParser } from '../types.js';
+import { blockEnd, type StreamBlockKind, streamFinish } from '../shared/block-turns.js';
 import { isObject, objectOf, parseEventJson, stringOf, type JsonObject } from '../shared/json.js';
 import { errorFromStreamEvent, truncatedStreamError } from '../shared/upstream-errors.js';
 import { finishReasonOf } from './stop-reason.js';
 import { mergeCounts, noCounts, usageOf, type UsageCounts } from './usage.js';
 
-type BlockKind = 'text' | 'reasoning' | 'redacted' | 'tool';
+type BlockKind = StreamBlockKind;
 
 export class MessagesStreamParser implements UpstreamStreamParser {
   private sawEvent = false;
@@ -167,7 +168,7 @@ export class MessagesStreamParser implements UpstreamStreamParser {
     const block = this.blocks.get(upstreamIndex);
     if (!block) return [];
     this.blocks.delete(upstreamIndex);
-    return endOf(block.kind, block.index);
+    return blockEnd(block.kind, block.index);
   }
 
   private messageDelta(data: JsonObject): StreamPart[] {
@@ -182,33 +183,16 @@ export class MessagesStreamParser implements UpstreamStreamParser {
 
   private finish(): StreamPart[] {
     // Blocks still open here were never stopped by the upstream; close them so every start has its end.
-    const parts = [...this.blocks.values()].flatMap((block) => endOf(block.kind, block.index));
+    const parts = [...this.blocks.values()].flatMap((block) => blockEnd(block.kind, block.index));
     this.blocks.clear();
     this.finished = true;
     const raw = this.stopReason ?? null;
     const answeredByOutputTool = raw === 'tool_use' && this.outputToolName !== undefined && !this.calledClientTool;
-    parts.push({
-      type: 'finish',
-      finishReason: answeredByOutputTool ? 'stop' : finishReasonOf(raw),
-      rawFinishReason: raw,
-      ...(this.stopSequence !== null ? { stopSequence: this.stopSequence } : {}),
-    });
+    parts.push(streamFinish(raw, finishReasonOf, answeredByOutputTool, this.stopSequence));
     return parts;
   }
 }
 
-function endOf(kind: BlockKind, index: number): StreamPart[] {
-  switch (kind) {
-    case 'text':
-      return [{ type: 'text_end', index }];
-    case 'reasoning':
-      return [{ type: 'reasoning_end', index }];
-    case 'tool':
-      return [{ type: 'tool_call_end', index }];
-    case 'redacted':
-      return [];
-  }
-}
 
 /**
  * A citations_delta citation. Web search results (`web_search_result_location`) carry url and

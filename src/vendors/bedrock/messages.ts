@@ -15,6 +15,7 @@
 import type { AssistantContentPart, ChatMessage, DocumentPart, ImagePart, TextPart, UserContentPart } from '../../model/chat.js';
 import { parseBoundedJson } from '../../util/json-depth.js';
 import { mediaTypeOf, parseDataUrl } from '../shared/images.js';
+import { alternatingTurns } from '../shared/block-turns.js';
 import { isObject, type JsonObject } from '../shared/json.js';
 import { UpstreamError } from '../types.js';
 
@@ -55,20 +56,9 @@ export type ConverseMessage =
 const imageFormats: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
 export function toConverseMessages(messages: readonly ChatMessage[]): ConverseMessage[] {
-  const merged: { role: 'user' | 'assistant'; content: (UserBlock | AssistantBlock)[] }[] = [];
   let documents = 0;
-  for (const message of messages) {
-    const content = message.role === 'user' ? userBlocks(message.content, () => ++documents) : assistantBlocks(message.content);
-    if (content.length === 0) continue;
-    const last = merged.at(-1);
-    if (last?.role === message.role) last.content.push(...content);
-    else merged.push({ role: message.role, content: [...content] });
-  }
-  return merged.map((message) =>
-    message.role === 'user'
-      ? { role: 'user', content: toolResultsFirst(message.content as UserBlock[]) }
-      : { role: 'assistant', content: message.content as AssistantBlock[] },
-  );
+  const user = (content: readonly UserContentPart[]) => userBlocks(content, () => ++documents);
+  return alternatingTurns<UserBlock, AssistantBlock>(messages, { user, assistant: assistantBlocks, isToolResult: (block) => 'toolResult' in block });
 }
 
 /** Whether any turn holds a tool call or a tool result (Converse then wants a toolConfig). */
@@ -76,9 +66,6 @@ export function mentionsTools(messages: readonly ConverseMessage[]): boolean {
   return messages.some((message) => message.content.some((block) => 'toolUse' in block || 'toolResult' in block));
 }
 
-function toolResultsFirst(blocks: readonly UserBlock[]): UserBlock[] {
-  return [...blocks.filter((block) => 'toolResult' in block), ...blocks.filter((block) => !('toolResult' in block))];
-}
 
 function userBlocks(parts: readonly UserContentPart[], nextDocument: () => number): UserBlock[] {
   return parts.flatMap((part): UserBlock[] => {

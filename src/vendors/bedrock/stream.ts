@@ -12,10 +12,11 @@
 // (shared/aws-event-stream.ts). Block indexes are renumbered densely, as the other parsers do.
 import type { FinishReason, StreamPart, Usage } from '../../model/chat.js';
 import type { SseEvent, UpstreamStreamParser } from '../types.js';
+import { blockEnd, type StreamBlockKind, streamFinish } from '../shared/block-turns.js';
 import { countOf, isObject, objectOf, parseEventJson, stringOf, type JsonObject } from '../shared/json.js';
 import { truncatedStreamError } from '../shared/upstream-errors.js';
 
-type BlockKind = 'text' | 'reasoning' | 'redacted' | 'tool';
+type BlockKind = StreamBlockKind;
 
 export class ConverseStreamParser implements UpstreamStreamParser {
   private sawEvent = false;
@@ -138,12 +139,12 @@ export class ConverseStreamParser implements UpstreamStreamParser {
     const block = this.blocks.get(upstreamIndex);
     if (!block) return [];
     this.blocks.delete(upstreamIndex);
-    return endOf(block.kind, block.index);
+    return blockEnd(block.kind, block.index);
   }
 
   /** Blocks the upstream never stopped; closed so every start has its end. */
   private closeBlocks(): StreamPart[] {
-    const parts = [...this.blocks.values()].flatMap((block) => endOf(block.kind, block.index));
+    const parts = [...this.blocks.values()].flatMap((block) => blockEnd(block.kind, block.index));
     this.blocks.clear();
     return parts;
   }
@@ -153,28 +154,11 @@ export class ConverseStreamParser implements UpstreamStreamParser {
     this.finished = true;
     const raw = this.stopReason ?? null;
     const answeredByOutputTool = raw === 'tool_use' && this.outputToolName !== undefined && !this.calledClientTool;
-    parts.push({
-      type: 'finish',
-      finishReason: answeredByOutputTool ? 'stop' : finishReasonOf(raw),
-      rawFinishReason: raw,
-      ...(this.stopSequence !== null ? { stopSequence: this.stopSequence } : {}),
-    });
+    parts.push(streamFinish(raw, finishReasonOf, answeredByOutputTool, this.stopSequence));
     return parts;
   }
 }
 
-function endOf(kind: BlockKind, index: number): StreamPart[] {
-  switch (kind) {
-    case 'text':
-      return [{ type: 'text_end', index }];
-    case 'reasoning':
-      return [{ type: 'reasoning_end', index }];
-    case 'tool':
-      return [{ type: 'tool_call_end', index }];
-    case 'redacted':
-      return [];
-  }
-}
 
 /** Converse `stopReason` → FinishReason; the raw value travels next to it. */
 export function finishReasonOf(stopReason: string | null): FinishReason {
