@@ -132,6 +132,7 @@ const collectingSink: ResponseSink = {
   startStream() {},
   write() {},
   end() {},
+  abort() {},
   sendJson() {},
   onClose() {},
 };
