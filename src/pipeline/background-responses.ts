@@ -114,7 +114,8 @@ export async function runBackgroundResponse(step: JobStep, job: Job, model: Cata
     await failJob(services, job, owner, { code: 'upstream_error', message: `${message}; nothing was charged` });
     return;
   }
-  const answer = encodeResponsesResult({ ...relay.result(usage, estimated), id: job.id }, request);
+  // Its creation time is the job's, as the queued object said (not the run's, which may be much later).
+  const answer = encodeResponsesResult({ ...relay.result(usage, estimated), id: job.id, created: Math.floor(job.createdAt / 1000) }, request);
   await completeJob(services, job, owner, {
     actualUnits: chargeForUsage(tokenPrices(model.config.pricing), usage),
     result: { fileIds: [], response: completedBackgroundResponse(answer, job.id) },
