@@ -18,7 +18,7 @@ import type { SpeechRequest } from '../model/media.js';
 import { countTextTokens } from '../model/token-estimate.js';
 import { speechMediaTypes } from '../vendors/openai/audio.js';
 import { mediaAdapterFor } from '../vendors/registry.js';
-import { quoteSpeech } from './audio.js';
+import { quoteSpeech, speechCharge } from './audio.js';
 import { chargedMediaCall, resolveMediaModel, type MediaCaller, type MediaEvents, type MediaServices } from './media.js';
 import { ClientGoneError, type ResponseSink } from './sink.js';
 
@@ -36,7 +36,7 @@ export function streamsSpeech(services: Pick<MediaServices, 'catalog' | 'upstrea
 
 export async function streamSpeech(services: MediaServices & { readonly logger: { error(fields: object, message: string): void } }, caller: MediaCaller, body: SpeechBody, sink: ResponseSink): Promise<void> {
   caller.log.model = resolveMediaModel(services, body.model, ['tts']).id;
-  const { model, voice, characters, priceUnits: price } = quoteSpeech(services, body);
+  const charge = speechCharge(body, quoteSpeech(services, body));
   const relay = new SpeechRelay(sink, body.stream_format, speechMediaTypes[body.response_format]);
   const abort = new AbortController();
   // Gone before any audio reached it: nothing delivered, nothing charged. After: read on, charged.
@@ -46,13 +46,8 @@ export async function streamSpeech(services: MediaServices & { readonly logger: 
   try {
     await chargedMediaCall<SpeechRequest, number, Uint8Array>(services, {
       caller,
-      model,
       operation: 'streamSpeech',
-      request: { input: body.input, voice, format: body.response_format, speed: body.speed, instructions: body.instructions },
-      holdUnits: price,
-      actualUnits: () => price,
-      description: `speech ${model.id}`,
-      units: () => ({ endpoint: 'speech', characters }),
+      ...charge,
       events: relay,
       signal: abort.signal,
     });
