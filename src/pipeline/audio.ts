@@ -9,7 +9,7 @@ import type { SpeechBody, TranscriptionFields } from '../dialects/openai-media/a
 import { audioSeconds } from '../media-files/inspect.js';
 import type { InputFile, SpeechRequest, SpeechResult, TranscriptionRequest, TranscriptionResult } from '../model/media.js';
 import { invalid } from '../validation/zod-details.js';
-import { chargedMediaCall, type MediaCaller, resolveMediaModel, type MediaServices } from './media.js';
+import { chargedMediaCall, type MediaCaller, type MediaUnits, resolveMediaModel, type MediaServices } from './media.js';
 
 export interface SpeechQuote {
   readonly model: CatalogModel;
@@ -34,21 +34,25 @@ export function quoteSpeech(services: MediaServices, body: SpeechBody): SpeechQu
   return { model, voice, characters, priceUnits: speechPriceUnits(model.config.pricing, characters) };
 }
 
+/** What a speech request's charge is, whole or streamed (speech-stream.ts): the quoted characters' price, held and charged. */
+export function speechCharge(body: SpeechBody, { model, voice, characters, priceUnits }: SpeechQuote) {
+  const request: SpeechRequest = { input: body.input, voice, format: body.response_format, speed: body.speed, instructions: body.instructions };
+  return {
+    model,
+    request,
+    holdUnits: priceUnits,
+    actualUnits: () => priceUnits,
+    description: `speech ${model.id}`,
+    units: (): MediaUnits => ({ endpoint: 'speech', characters }),
+  };
+}
+
 export async function createSpeech(services: MediaServices, caller: MediaCaller, body: SpeechBody): Promise<{ model: CatalogModel; speech: SpeechResult }> {
   // The model is noted before its options are checked, so a refused request still names it.
   caller.log.model = resolveMediaModel(services, body.model, ['tts']).id;
-  const { model, voice, characters, priceUnits: price } = quoteSpeech(services, body);
-  const speech = await chargedMediaCall<SpeechRequest, SpeechResult>(services, {
-    caller,
-    model,
-    operation: 'speech',
-    request: { input: body.input, voice, format: body.response_format, speed: body.speed, instructions: body.instructions },
-    holdUnits: price,
-    actualUnits: () => price,
-    description: `speech ${model.id}`,
-    units: () => ({ endpoint: 'speech', characters }),
-  });
-  return { model, speech };
+  const charge = speechCharge(body, quoteSpeech(services, body));
+  const speech = await chargedMediaCall<SpeechRequest, SpeechResult>(services, { caller, operation: 'speech', ...charge });
+  return { model: charge.model, speech };
 }
 
 export interface TranscriptionQuote {

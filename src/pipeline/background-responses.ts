@@ -18,13 +18,12 @@ import { encodeResponsesResult } from '../dialects/responses/result.js';
 import type { Job } from '../jobs/job.js';
 import { JobAlreadyEndedError } from '../jobs/present.js';
 import type { ChatRequest } from '../model/chat.js';
-import { highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import { noopRequestTrace } from '../observability/tracer.js';
 import { invalid } from '../validation/zod-details.js';
 import { resolveChatModel, resolveChatModelOfJob } from './chat-model.js';
 import { ChatRelay } from './chat-relay.js';
 import { exchangeWithUpstream } from './chat-upstream.js';
-import { fitContextWindow } from './context-window.js';
+import { chatHoldSize } from './chat-hold.js';
 import type { JobStep } from './job-context.js';
 import { completeJob, failJob, type JobEndServices } from './job-end.js';
 import { createJob, type JobServices } from './jobs.js';
@@ -53,16 +52,16 @@ export async function createBackgroundResponse(
     throw invalid(['body', 'stream'], 'a background response is not streamed: create it without stream and poll GET /v1/responses/{id}', true);
   }
   const body = (await services.returnedItems.resolve(responsesDialect, input.apiKey.accountId, foregroundBody(input.body))) as Record<string, unknown>;
-  const { model, capabilities, request } = resolveChatModel(services.catalog, responsesDialect, responsesDialect.decodeRequest(body), input.apiKey, input.body);
-  const inputSize = measureInput(request);
-  const outputBudget = fitContextWindow(model.config.capabilities.context_window, plainInputTokens(inputSize), { requested: request.maxOutputTokens, cap: capabilities.maxOutputTokens }, 'body.input');
+  const resolved = resolveChatModel(services.catalog, responsesDialect, responsesDialect.decodeRequest(body), input.apiKey, input.body);
+  const { model } = resolved;
+  const { inputTokens, outputBudget } = chatHoldSize(resolved, 'body.input');
   const stored: StoredRequest = { body, outputBudget };
   const { job } = await createJob(services, {
     kind: 'response',
     endpoint: 'responses',
     model: model.id,
     request: stored as unknown as Record<string, unknown>,
-    holdUnits: worstCaseUnits(tokenPrices(model.config.pricing), highInputTokens(inputSize), outputBudget),
+    holdUnits: worstCaseUnits(tokenPrices(model.config.pricing), inputTokens, outputBudget),
     requestId: input.requestId,
     prompt: null,
     description: `responses ${model.id} (background)`,
@@ -114,7 +113,8 @@ export async function runBackgroundResponse(step: JobStep, job: Job, model: Cata
     await failJob(services, job, owner, { code: 'upstream_error', message: `${message}; nothing was charged` });
     return;
   }
-  const answer = encodeResponsesResult({ ...relay.result(usage, estimated), id: job.id }, request);
+  // Its creation time is the job's, as the queued object said (not the run's, which may be much later).
+  const answer = encodeResponsesResult({ ...relay.result(usage, estimated), id: job.id, created: Math.floor(job.createdAt / 1000) }, request);
   await completeJob(services, job, owner, {
     actualUnits: chargeForUsage(tokenPrices(model.config.pricing), usage),
     result: { fileIds: [], response: completedBackgroundResponse(answer, job.id) },
@@ -132,6 +132,7 @@ const collectingSink: ResponseSink = {
   startStream() {},
   write() {},
   end() {},
+  abort() {},
   sendJson() {},
   onClose() {},
 };

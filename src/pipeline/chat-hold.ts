@@ -10,7 +10,10 @@ import { affordableOutputTokens, tokenPrices, worstCaseUnits, type TokenPrices }
 import { InsufficientBalanceError } from '../billing/errors.js';
 import type { CatalogModel } from '../catalog/catalog.js';
 import type { ChatRequest } from '../model/chat.js';
+import { highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import type { RequestTrace } from '../observability/tracer.js';
+import type { ResolvedChat } from './chat-model.js';
+import { fitContextWindow } from './context-window.js';
 
 /** Never send upstream an output budget smaller than this: below it, refuse with 402 instead. */
 export const minimumOutputTokens = 256;
@@ -20,6 +23,23 @@ export interface ChatCharge {
   /** The output budget sent upstream: the one asked, or clamped to what the balance covers. */
   readonly maxOutputTokens: number;
   readonly charge: Charge;
+}
+
+/** What a chat's hold is sized by: the input estimate it is held for, and the output budget. */
+export interface ChatHoldSize {
+  readonly inputTokens: number;
+  readonly outputBudget: number;
+}
+
+/**
+ * One walk over the request gives both input estimates: the plain one must fit the context
+ * window (refused before any hold; `inputField` is where the error points), the high one sizes
+ * the hold. A chat and a background response size theirs by it.
+ */
+export function chatHoldSize({ model, capabilities, request }: ResolvedChat, inputField: string): ChatHoldSize {
+  const inputSize = measureInput(request);
+  const outputBudget = fitContextWindow(model.config.capabilities.context_window, plainInputTokens(inputSize), { requested: request.maxOutputTokens, cap: capabilities.maxOutputTokens }, inputField);
+  return { inputTokens: highInputTokens(inputSize), outputBudget };
 }
 
 /**
@@ -32,7 +52,7 @@ export async function openChatCharge(
   services: ChargeServices,
   request: ChatRequest,
   model: CatalogModel,
-  input: { inputTokens: number; outputBudget: number },
+  input: ChatHoldSize,
   apiKey: ApiKey,
   details: { requestId: string; description: string; address: string | undefined; trace: RequestTrace },
 ): Promise<ChatCharge> {

@@ -14,15 +14,13 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Dialect } from '../dialects/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { emptyUsage, type Usage } from '../model/chat.js';
-import { highInputTokens, measureInput, plainInputTokens } from '../model/token-estimate.js';
 import type { Metrics } from '../observability/metrics.js';
 import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js';
 import type { KeyLimits } from '../auth/key-limits.js';
-import { openChatCharge, type ChatCharge } from './chat-hold.js';
+import { chatHoldSize, openChatCharge, type ChatCharge } from './chat-hold.js';
 import { resolveChatModel, type ResolvedChat } from './chat-model.js';
 import { ChatRelay } from './chat-relay.js';
 import { exchangeWithUpstream, type ChatExchangeOutcome, type ChatUpstreamServices } from './chat-upstream.js';
-import { fitContextWindow } from './context-window.js';
 import { meter } from './meter.js';
 import type { PrefixTracker } from './prefix-tracker.js';
 import type { ReturnedItems } from './returned-items.js';
@@ -114,22 +112,11 @@ async function resolveForKey(services: ChatServices, input: ChatInput): Promise<
   }
 }
 
-/**
- * One walk over the request gives both input estimates: the plain one must fit the context
- * window (refused before any hold), the high one sizes the hold.
- */
+/** The chat's hold, sized as a background response's is (chatHoldSize). */
 function holdFor(services: ChatServices, input: ChatInput, resolved: ResolvedChat, key: ApiKey, trace: RequestTrace): Promise<ChatCharge> {
-  const { model, capabilities, request } = resolved;
-  const inputSize = measureInput(request);
-  const outputBudget = fitContextWindow(
-    model.config.capabilities.context_window,
-    plainInputTokens(inputSize),
-    { requested: request.maxOutputTokens, cap: capabilities.maxOutputTokens },
-    String(input.dialect.locations.messages.at(-1)),
-  );
-  return openChatCharge(services, request, model, { inputTokens: highInputTokens(inputSize), outputBudget }, key, {
+  return openChatCharge(services, resolved.request, resolved.model, chatHoldSize(resolved, String(input.dialect.locations.messages.at(-1))), key, {
     requestId: input.requestId,
-    description: `${input.dialect.name} ${model.id}`,
+    description: `${input.dialect.name} ${resolved.model.id}`,
     address: input.address,
     trace,
   });

@@ -66,6 +66,7 @@ export function stepSignal(upstream: Upstream, lease: StepLease): AbortSignal {
   return AbortSignal.any([AbortSignal.timeout(Math.min(upstream.timeoutMs, stepTimeoutMs)), lease.signal]);
 }
 
+/** What a vendor's media operation is built against: the route's model on the provider's upstream (jobs and synchronous media alike). */
 export function mediaTarget(upstream: Upstream, model: string): MediaTarget {
   return { model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, settings: upstream.settings };
 }

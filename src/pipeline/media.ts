@@ -21,6 +21,7 @@ import { runMediaOperation, streamMediaOperation } from '../vendors/shared/media
 import { UpstreamError } from '../vendors/types.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { invalid } from '../validation/zod-details.js';
+import { mediaTarget } from './job-context.js';
 import { availableRoutes, RouteCannotServe, tryRoutes } from './route-fallback.js';
 import { upstreamFailure } from './upstream-failure.js';
 import { noopRequestTrace, type RequestTrace } from '../observability/tracer.js';
@@ -187,7 +188,7 @@ async function callUpstream<Request, Result, Event>(services: MediaServices, cal
       const adapter = upstream && mediaAdapterFor(upstream.kind, call.operation);
       const operation = adapter?.[call.operation];
       if (!upstream || !adapter || !operation) throw new RouteCannotServe(route.provider.name, call.operation);
-      const target: MediaTarget = { model: route.model, baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, settings: upstream.settings };
+      const target = mediaTarget(upstream, route.model);
       call.caller.log.provider = upstream.name;
       routeTaken.upstreamModel = route.model;
       const timeout = AbortSignal.timeout(upstream.timeoutMs);

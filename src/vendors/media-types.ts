@@ -64,23 +64,34 @@ export interface MediaOperation<Request, Result> {
   parse(response: MediaHttpResponse, request: Request, target: MediaTarget): Result | Promise<Result>;
 }
 
-/** Reads one streamed answer's events. Stateful; one per response. */
-export interface MediaStreamParser<Event> {
-  /** The events one upstream event stands for (may be none). Throws UpstreamError for an in-stream error event. */
-  push(event: SseEvent): Event[];
+/**
+ * Reads one streamed answer. Stateful; one per response. `Input` is what the body is cut into:
+ * server-sent events, or the body's bytes as each chunk of them is read.
+ */
+export interface MediaStreamParser<Event, Input = SseEvent> {
+  /** The events one upstream event (or chunk) stands for (may be none). Throws UpstreamError for an in-stream error event. */
+  push(input: Input): Event[];
   /** The stream ended: throws UpstreamError when it was cut before its final event. */
   end(): void;
 }
 
 /**
- * An operation whose answer is a stream of server-sent events (OpenAI's images with
- * `stream: true` and `partial_images`): build → send → each event parsed as it arrives
- * (shared/media-transport.ts `streamMediaOperation`). Pure, as MediaOperation.
+ * An operation whose answer is streamed: build → send → each part parsed as it arrives
+ * (shared/media-transport.ts `streamMediaOperation`). Pure, as MediaOperation. The answer is
+ * server-sent events (OpenAI's images with `stream: true` and `partial_images`), or with
+ * `framing: 'bytes'` a body read chunk by chunk as it comes (ElevenLabs' streamed speech).
  */
-export interface MediaStreamOperation<Request, Event> {
-  build(request: Request, target: MediaTarget): MediaHttpRequest;
-  createParser(request: Request, target: MediaTarget): MediaStreamParser<Event>;
-}
+export type MediaStreamOperation<Request, Event> =
+  | {
+      readonly framing?: 'sse';
+      build(request: Request, target: MediaTarget): MediaHttpRequest;
+      createParser(request: Request, target: MediaTarget): MediaStreamParser<Event>;
+    }
+  | {
+      readonly framing: 'bytes';
+      build(request: Request, target: MediaTarget): MediaHttpRequest;
+      createParser(request: Request, target: MediaTarget): MediaStreamParser<Event, Uint8Array>;
+    };
 
 export interface MediaAdapter {
   readonly kind: string;
@@ -93,6 +104,8 @@ export interface MediaAdapter {
   readonly streamImageEdits?: MediaStreamOperation<ImageGenerationRequest, ImageStreamEvent>;
   readonly upscaleImage?: MediaOperation<ImageUpscaleRequest, GeneratedImage>;
   readonly speech?: MediaOperation<SpeechRequest, SpeechResult>;
+  /** Speech whose audio is relayed as the upstream makes it: each event is a chunk of the audio. */
+  readonly streamSpeech?: MediaStreamOperation<SpeechRequest, Uint8Array>;
   readonly transcribe?: MediaOperation<TranscriptionRequest, TranscriptionResult>;
   readonly embed?: MediaOperation<EmbeddingsRequest, EmbeddingsResult>;
   readonly decide?: MediaOperation<DecisionRequest, DecisionResult>;

@@ -2,13 +2,16 @@
 // simulated ElevenLabs API (prefix /elevenlabs): speech in every format the catalog lists,
 // charged per character; transcription with Scribe, charged per minute of the measured audio;
 // formats ElevenLabs cannot produce are 422 before any hold; its errors release the hold.
+// Speech is relayed from ElevenLabs' `/stream` as it comes: the simulator's gate holds the
+// upstream open while the test sees the first pieces reach it, uncharged until the stream ended.
 import type { ExecutionContext } from 'ava';
 import OpenAI, { toFile } from 'openai';
 import { priceInUnits } from '../../src/billing/pricing.js';
 import { readMp3Info } from '../../src/sim/media/mp3.js';
 import { readWavInfo } from '../../src/sim/media/wav.js';
 import { startSimulator } from '../../src/sim/server.js';
-import { testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { assertLedgerInvariants, testOnBackends, type TestDatabase } from '../helpers/backends.js';
+import { eventually } from '../helpers/eventually.js';
 import { startGateway } from '../helpers/gateway.js';
 
 const speechPrice = '9000.00'; // $0.10 per 1000 characters
@@ -52,7 +55,30 @@ async function setup(t: ExecutionContext, database: TestDatabase) {
     return row ? -BigInt(row.amount_units) : 0n;
   };
   const balance = () => gateway.services.ledger.balance(client.accountId);
-  return { gateway, openai, lastCharge, charges, balance };
+  /** Releases one piece of a gated simulator stream; the gate's state. */
+  const gate = async (id: number, method: 'GET' | 'POST' = 'GET') => (await fetch(`${simulator.url}/elevenlabs/__sim/gates/${id}`, { method })).json() as Promise<{ released: number; sent: number; ended: boolean }>;
+  return { gateway, openai, lastCharge, charges, balance, gate };
+}
+
+/** Reads a body on until `enough` says so (no timer: the read waits for bytes). */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, received: Uint8Array[], enough: (bytes: Buffer) => boolean): Promise<Buffer> {
+  for (;;) {
+    const bytes = Buffer.concat(received);
+    if (enough(bytes)) return bytes;
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(received);
+    received.push(value);
+  }
+}
+
+/** The audio of the complete `speech.audio.delta` events in an SSE text, and the other events' types. */
+function sseAudio(text: string): { audio: Buffer; deltas: number; others: any[] } {
+  const events = text
+    .split('\n\n')
+    .slice(0, -1)
+    .map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)));
+  const deltas = events.filter((event) => event.type === 'speech.audio.delta');
+  return { audio: Buffer.concat(deltas.map((event) => Buffer.from(event.audio, 'base64'))), deltas: deltas.length, others: events.filter((event) => event.type !== 'speech.audio.delta') };
 }
 
 testOnBackends('ElevenLabs speech: mp3, wav, pcm and opus of the expected length, each charged per character; flac and aac are 422', async (t, database) => {
@@ -149,4 +175,79 @@ testOnBackends('ElevenLabs Scribe: json, text, verbose_json with words and segme
   t.regex(limited.message, /too many concurrent requests/);
   t.is(limited.headers.get('retry-after'), '1');
   t.deepEqual(await balance(), before, 'failed calls release their holds');
+});
+
+testOnBackends('ElevenLabs streamed speech (SSE): pieces reach the client while the upstream is still speaking; charged once, after it ended', async (t, database) => {
+  const { openai, charges, balance, gate } = await setup(t, database);
+  const input = 'Speech relayed as it is spoken, piece by piece. [[sim:gate=1]]';
+  const price = BigInt([...input].length) * 90n;
+  const response = await openai.audio.speech.create({ model: 'elevenlabs/multilingual-v2', voice: 'alloy', input, response_format: 'wav', stream_format: 'sse' } as any);
+  t.regex(response.headers.get('content-type')!, /text\/event-stream/);
+  // 16-bit 24 kHz mono for input.length / 15 seconds, plus the 44-byte header, in 4 pieces.
+  const wavBytes = 44 + 2 * Math.round((24_000 * input.length) / 15);
+  const piece = Math.ceil(wavBytes / 4);
+  const reader = response.body!.getReader();
+  const received: Uint8Array[] = [];
+  const decoded = () => sseAudio(Buffer.concat(received).toString('utf8'));
+  await readUntil(reader, received, () => decoded().audio.length >= piece);
+  t.deepEqual(await gate(1), { released: 0, sent: 1, ended: false }, 'the upstream is held after its first piece');
+  t.is(decoded().audio.length, piece, 'the first piece reached the client before the upstream sent more');
+  t.deepEqual(await charges(), [], 'nothing is charged while the stream runs');
+  t.is((await balance()).heldUnits, price, 'the price is held');
+  await gate(1, 'POST');
+  await readUntil(reader, received, () => decoded().audio.length >= 2 * piece);
+  t.like(await gate(1), { sent: 2, ended: false });
+  t.is(decoded().audio.length, 2 * piece, 'a second piece, still before the upstream ended');
+  t.true(decoded().deltas >= 2);
+  await gate(1, 'POST');
+  await gate(1, 'POST');
+  const all = await readUntil(reader, received, () => false);
+  const { audio, others } = sseAudio(all.toString('utf8'));
+  t.is(audio.length, wavBytes);
+  t.like(readWavInfo(audio), { sampleRate: 24_000 });
+  t.deepEqual(others.map((event) => event.type), ['speech.audio.done']);
+  t.like(await gate(1), { sent: 4, ended: true });
+  t.deepEqual((await charges()).map((row) => -BigInt(row.amount_units)), [price], 'charged once, the characters\' price');
+  t.is((await balance()).heldUnits, 0n);
+  await assertLedgerInvariants(t, database.db);
+});
+
+testOnBackends('ElevenLabs streamed speech (raw audio): the mp3 arrives chunked as spoken; charged once after it ended', async (t, database) => {
+  const { openai, charges, balance, gate } = await setup(t, database);
+  const input = 'Raw audio, streamed. [[sim:gate=2]]';
+  const price = BigInt([...input].length) * 90n;
+  const response = await openai.audio.speech.create({ model: 'elevenlabs/multilingual-v2', voice: 'alloy', input });
+  t.regex(response.headers.get('content-type')!, /audio\/mpeg/);
+  t.is(response.headers.get('content-length'), null, 'chunked: the length is not known up front');
+  const reader = response.body!.getReader();
+  const received: Uint8Array[] = [];
+  const first = await readUntil(reader, received, (bytes) => bytes.length > 0);
+  t.deepEqual(await gate(2), { released: 0, sent: 1, ended: false });
+  t.true(first.length > 0);
+  t.deepEqual(await charges(), []);
+  for (let release = 0; release < 3; release++) await gate(2, 'POST');
+  const mp3 = await readUntil(reader, received, () => false);
+  t.true(Math.abs(readMp3Info(mp3)!.seconds - input.length / 15) < 0.1);
+  t.true(first.length < mp3.length, 'the first bytes came before the rest');
+  t.deepEqual((await charges()).map((row) => -BigInt(row.amount_units)), [price]);
+  t.is((await balance()).heldUnits, 0n);
+});
+
+testOnBackends('ElevenLabs streamed speech: a client leaving after the first piece is charged the whole price, once the upstream ended', async (t, database) => {
+  const { openai, charges, balance, gate } = await setup(t, database);
+  const input = 'Heard in part, charged in full. [[sim:gate=3]]';
+  const price = BigInt([...input].length) * 90n;
+  const controller = new AbortController();
+  const response = await openai.audio.speech.create({ model: 'elevenlabs/multilingual-v2', voice: 'alloy', input, stream_format: 'sse' } as any, { signal: controller.signal });
+  const reader = response.body!.getReader();
+  await readUntil(reader, [], (bytes) => bytes.length > 0);
+  controller.abort();
+  await reader.cancel().catch(() => {});
+  t.deepEqual(await charges(), []);
+  // The gateway reads the upstream on to its end (ElevenLabs bills the characters either way).
+  for (let release = 0; release < 3; release++) await gate(3, 'POST');
+  await eventually(async () => (await balance()).heldUnits === 0n || undefined, { what: 'the hold settled' });
+  t.like(await gate(3), { sent: 4, ended: true });
+  t.deepEqual((await charges()).map((row) => -BigInt(row.amount_units)), [price]);
+  await assertLedgerInvariants(t, database.db);
 });

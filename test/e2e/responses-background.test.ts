@@ -3,8 +3,10 @@
 // its usage once, released when it fails or is cancelled. Through the official OpenAI SDK.
 import OpenAI from 'openai';
 import { testOnBackends } from '../helpers/backends.js';
+import { testClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
-import { assertJobMoneySettled, charges, startJobGateway } from '../helpers/jobs.js';
+import { startGateway } from '../helpers/gateway.js';
+import { assertJobMoneySettled, charges, fastJobsConfig, startJobGateway } from '../helpers/jobs.js';
 
 /** sim/chat's prices in the example catalog, in units of 0.0001 RUB per 1M tokens: 13.50, 1.35, 54.00 RUB. */
 function simChatCharge(usage: { input_tokens: number; input_tokens_details: { cached_tokens: number }; output_tokens: number }): bigint {
@@ -117,4 +119,22 @@ testOnBackends('a background response the balance cannot hold is refused with 40
   t.is(refused.status, 402);
   t.is(Number((await database.db('jobs').where({ account_id: accountId }).count({ n: '*' }).first())?.n), 0);
   await assertJobMoneySettled(t, database, accountId);
+});
+
+testOnBackends('a background response reports its creation time as created_at: queued, while it runs, and completed', async (t, database) => {
+  // The gateway's clock a day behind the wall clock: a created_at taken from anything but the job's creation shows.
+  const clock = testClock({ running: true, start: Date.now() - 86_400_000 });
+  const gateway = await startGateway(t, database, { raw: fastJobsConfig(), jobRunner: true, now: clock.now });
+  const { key } = await gateway.newClient({ balanceUnits: 10_000_000n });
+  const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const created = await openai.responses.create({ model: 'sim/chat', input: 'when was I made?', background: true });
+  const job = await database.db('jobs').where({ id: created.id }).first();
+  const createdAt = Math.floor(Number(job.created_at) / 1000);
+  t.true(createdAt < Date.now() / 1000 - 86_000, 'by the gateway\'s clock, a day behind');
+  t.is(created.created_at, createdAt, 'the job\'s creation, by the gateway\'s clock');
+  clock.advance(60_000);
+  const done = await finished(openai, created.id);
+  t.is(done.status, 'completed');
+  t.is(done.created_at, created.created_at, 'the completed object keeps the creation time, not the run\'s');
+  t.is((await openai.responses.retrieve(created.id)).created_at, created.created_at);
 });

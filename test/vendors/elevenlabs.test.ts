@@ -5,7 +5,7 @@
 import test from 'ava';
 import type { SpeechRequest, TranscriptionRequest } from '../../src/model/media.js';
 import { parseElevenLabsError } from '../../src/vendors/elevenlabs/errors.js';
-import { elevenLabsSpeechOperation } from '../../src/vendors/elevenlabs/speech.js';
+import { elevenLabsSpeechOperation, elevenLabsSpeechStreamOperation } from '../../src/vendors/elevenlabs/speech.js';
 import { elevenLabsTranscriptionOperation } from '../../src/vendors/elevenlabs/transcriptions.js';
 import type { MediaHttpResponse, MediaTarget } from '../../src/vendors/media-types.js';
 import { UpstreamError } from '../../src/vendors/types.js';
@@ -41,6 +41,25 @@ test('speech: flac, aac, speeds outside 0.7–1.2 and instructions are refused b
     t.regex(error.message, message);
     t.like(error, { status: 400, retryable: false });
   }
+});
+
+test('streamed speech: the same request to …/{voice_id}/stream; each chunk of the body is a piece of audio, none at all is an error', (t) => {
+  t.is(elevenLabsSpeechStreamOperation.framing, 'bytes');
+  const built = elevenLabsSpeechStreamOperation.build({ ...speech, voice: 'alloy', format: 'pcm' }, target);
+  t.deepEqual(built, {
+    url: 'https://api.elevenlabs.io/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM/stream?output_format=pcm_24000',
+    method: 'POST',
+    headers: { 'xi-api-key': 'xi-key', accept: 'audio/*' },
+    body: { json: { text: speech.input, model_id: 'eleven_multilingual_v2' } },
+  });
+  t.throws(() => elevenLabsSpeechStreamOperation.build({ ...speech, format: 'flac' }, target), { message: /cannot produce flac/ });
+  if (elevenLabsSpeechStreamOperation.framing !== 'bytes') return;
+  const parser = elevenLabsSpeechStreamOperation.createParser(speech, target);
+  t.deepEqual(parser.push(Uint8Array.of(1, 2)), [Uint8Array.of(1, 2)]);
+  t.deepEqual(parser.push(new Uint8Array(0)), []);
+  t.notThrows(() => parser.end());
+  const silent = elevenLabsSpeechStreamOperation.createParser(speech, target);
+  t.throws(() => silent.end(), { instanceOf: UpstreamError, message: /no audio/ });
 });
 
 test('speech: the answer is the audio; its type from the header, else from the format', async (t) => {

@@ -1,14 +1,15 @@
-// ElevenLabs: text to speech (speech.ts) and Scribe speech to text (transcriptions.ts).
+// ElevenLabs: text to speech, whole or streamed (speech.ts), and Scribe speech to text (transcriptions.ts).
 import { z } from 'zod';
 import type { MediaAdapter } from '../media-types.js';
 import type { Vendor } from '../vendor.js';
 import { parseElevenLabsError } from './errors.js';
-import { elevenLabsSpeechOperation } from './speech.js';
+import { elevenLabsSpeechOperation, elevenLabsSpeechStreamOperation } from './speech.js';
 import { elevenLabsTranscriptionOperation } from './transcriptions.js';
 
 export const elevenLabsMediaAdapter: MediaAdapter = {
   kind: 'elevenlabs',
   speech: elevenLabsSpeechOperation,
+  streamSpeech: elevenLabsSpeechStreamOperation,
   transcribe: elevenLabsTranscriptionOperation,
   parseError: parseElevenLabsError,
 };

@@ -9,7 +9,7 @@ import { errors as undiciErrors, request } from 'undici';
 import { retryAfterMs, type Upstream } from './http-transport.js';
 import { UpstreamError } from '../types.js';
 import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaStreamOperation, MediaTarget } from '../media-types.js';
-import { createFramer } from './stream-framing.js';
+import { createFramer, type EventFramer } from './stream-framing.js';
 
 /** Most follow-ups of one asynchronous operation (polls and the result's fetch): at 1 s apiece, 10 minutes. */
 export const maxMediaFollowUps = 600;
@@ -78,9 +78,11 @@ function tooLarge(name: string, maxBodyBytes: number): UpstreamError {
 
 /**
  * Build → send → each server-sent event parsed and handed to `onEvent` as its bytes arrive (a
- * streamed image answer: its previews reach the client while the image is drawn). Resolves
- * once the stream ended with its final event; what `onEvent` throws, an in-stream error or a
- * cut stream rejects, and the upstream request is torn down. Capped as a whole answer is.
+ * streamed image answer: its previews reach the client while the image is drawn), or with
+ * `framing: 'bytes'` each chunk of the body as read (streamed speech: the audio reaches the
+ * client while it is spoken). Resolves once the stream ended with its final event; what
+ * `onEvent` throws, an in-stream error or a cut stream rejects, and the upstream request is
+ * torn down. Capped as a whole answer is.
  */
 export async function streamMediaOperation<Request, Event>(
   upstream: Upstream,
@@ -94,10 +96,7 @@ export async function streamMediaOperation<Request, Event>(
   if (upstream.credential) target = { ...target, apiKey: await upstream.credential(signal) };
   const httpRequest = operation.build(mediaRequest, target);
   const response = await openMedia(upstream, { ...httpRequest, headers: { accept: 'text/event-stream', ...httpRequest.headers } }, signal, parseError);
-  const parser = operation.createParser(mediaRequest, target);
-  const framer = createFramer('sse', (event) => {
-    for (const parsed of parser.push(event)) onEvent(parsed);
-  });
+  const framer = framerOf(operation, mediaRequest, target, onEvent);
   // What the parser or the consumer threw is the failure as it is; a broken connection is the transport's.
   let failure: { error: unknown } | undefined;
   let length = 0;
@@ -119,7 +118,30 @@ export async function streamMediaOperation<Request, Event>(
   }
   if (failure) throw failure.error;
   framer.end();
-  parser.end();
+}
+
+/** The body cut as the operation reads it, each part parsed and handed on; `end` ends the parser too. */
+function framerOf<Request, Event>(operation: MediaStreamOperation<Request, Event>, mediaRequest: Request, target: MediaTarget, onEvent: (event: Event) => void): EventFramer {
+  if (operation.framing === 'bytes') {
+    const parser = operation.createParser(mediaRequest, target);
+    return {
+      feed: (chunk) => {
+        for (const parsed of parser.push(chunk)) onEvent(parsed);
+      },
+      end: () => parser.end(),
+    };
+  }
+  const parser = operation.createParser(mediaRequest, target);
+  const framer = createFramer('sse', (event) => {
+    for (const parsed of parser.push(event)) onEvent(parsed);
+  });
+  return {
+    feed: (chunk) => framer.feed(chunk),
+    end: () => {
+      framer.end();
+      parser.end();
+    },
+  };
 }
 
 /** Build → send → parse, in one call: what a route does with one route's upstream. */

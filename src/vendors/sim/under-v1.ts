@@ -21,12 +21,10 @@ export function underV1<Request, Result>(operation: MediaOperation<Request, Resu
 
 /** A streamed operation against `${baseUrl}/v1`. */
 export function streamUnderV1<Request, Event>(operation: MediaStreamOperation<Request, Event> | undefined): MediaStreamOperation<Request, Event> | undefined {
-  return (
-    operation && {
-      build: (request, target) => operation.build(request, retarget(target)),
-      createParser: (request, target) => operation.createParser(request, retarget(target)),
-    }
-  );
+  if (!operation) return undefined;
+  const build = (request: Request, target: MediaTarget) => operation.build(request, retarget(target));
+  if (operation.framing === 'bytes') return { framing: 'bytes', build, createParser: (request, target) => operation.createParser(request, retarget(target)) };
+  return { build, createParser: (request, target) => operation.createParser(request, retarget(target)) };
 }
 
 function optionalUnderV1<Request, Result>(operation: MediaOperation<Request, Result> | undefined): MediaOperation<Request, Result> | undefined {

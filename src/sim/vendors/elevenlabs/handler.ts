@@ -5,6 +5,7 @@
 //        MPEG-1 Layer III (44.1 kHz, whatever the name says), pcm_R raw s16le at R Hz, wav_R,
 //        opus_48000_* Ogg Opus, ulaw_8000 / alaw_8000 8-bit silence. A voice id must look like
 //        one (20 letters and digits), else 404 voice_not_found.
+//        With /stream the same audio comes chunked in pieces, paced by a gate when asked (stream.ts).
 //   POST /v1/speech-to-text  multipart {model_id (scribe_v1…), file, language_code} → {language_code,
 //        language_probability, text, words}: the text says how long the audio is (measured from
 //        the WAV/MP3 itself), its words timed evenly over it, with the spacing entries Scribe gives.
@@ -20,6 +21,7 @@ import { silentOggOpus } from '../../media/ogg-opus.js';
 import { silentPcm, silentWav } from '../../media/wav.js';
 import type { VendorSimRequest } from '../routes.js';
 import { answerBytes, answerJson, BodyTooLarge, readRequestBody } from '../bfl/http.js';
+import { answerStream, gateAnswer, gateIdOf } from './stream.js';
 
 const scribeModels = new Set(['scribe_v1', 'scribe_v1_experimental', 'scribe_v2']);
 const maxTextCharacters = 10_000;
@@ -38,10 +40,12 @@ class ElevenLabsError extends Error {
 export async function handleElevenLabs(sim: VendorSimRequest): Promise<void> {
   const { request, response, path } = sim;
   try {
+    const gate = gateAnswer(sim.cache, request.method, path);
+    if (gate) return answerJson(response, 200, gate);
     if (!request.headers['xi-api-key']) throw new ElevenLabsError(401, 'needs_authorization', 'Neither authorization header nor xi-api-key received, please provide one.');
     if (request.method !== 'POST') throw new ElevenLabsError(405, 'method_not_allowed', `${path} accepts POST only`);
     const speech = /^\/v1\/text-to-speech\/([^/]+)(\/stream)?$/.exec(path);
-    if (speech) return await textToSpeech(sim, decodeURIComponent(speech[1]!));
+    if (speech) return await textToSpeech(sim, decodeURIComponent(speech[1]!), speech[2] !== undefined);
     if (path === '/v1/speech-to-text') return await speechToText(sim);
     throw new ElevenLabsError(404, 'not_found', `no route for ${path}`);
   } catch (caught) {
@@ -98,7 +102,7 @@ function encode(outputFormat: string, seconds: number): { bytes: Buffer; content
   return undefined;
 }
 
-async function textToSpeech(sim: VendorSimRequest, voiceId: string): Promise<void> {
+async function textToSpeech(sim: VendorSimRequest, voiceId: string, streamed: boolean): Promise<void> {
   let body: unknown;
   try {
     body = JSON.parse((await readRequestBody(sim.request)).toString('utf8'));
@@ -121,7 +125,9 @@ async function textToSpeech(sim: VendorSimRequest, voiceId: string): Promise<voi
   const audio = encode(outputFormat, seconds);
   if (!audio) throw new ElevenLabsError(400, 'invalid_output_format', `Invalid output format: ${outputFormat}.`);
   if (!(await applyFaults(sim, text))) return;
-  answerBytes(sim.response, 200, audio.bytes, audio.contentType, { 'character-cost': String([...stripMagic(text)].length), 'request-id': `sim-${voiceId.slice(0, 6)}` });
+  const headers = { 'character-cost': String([...stripMagic(text)].length), 'request-id': `sim-${voiceId.slice(0, 6)}` };
+  if (streamed) return answerStream(sim.cache, sim.response, audio.bytes, audio.contentType, headers, gateIdOf(text));
+  answerBytes(sim.response, 200, audio.bytes, audio.contentType, headers);
 }
 
 async function speechToText(sim: VendorSimRequest): Promise<void> {
