@@ -6,7 +6,7 @@ import { startServer } from '../src/http/server.js';
 import { lockServe } from '../src/process/serve-lock.js';
 import { startProcess } from '../src/process/start.js';
 import { runPrimary } from '../src/process/cluster-primary.js';
-import { joinCluster, type ClusterWorker } from '../src/process/cluster-worker.js';
+import { joinCluster, nameWorkerInResponses, type ClusterWorker } from '../src/process/cluster-worker.js';
 import { resolveWorkers } from '../src/config/load.js';
 
 export default class Serve extends GatewayCommand {
@@ -49,6 +49,7 @@ export default class Serve extends GatewayCommand {
           await lock.release();
           throw error;
         });
+        if (member) nameWorkerInResponses(server.server);
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
         services.logger.info({ url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}), database, job_runner: jobRunner, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));

@@ -4,6 +4,7 @@
 // it instead of on stdout, and stops when the primary says so (a stop or a reload) or is gone.
 // SIGHUP is the primary's: a terminal's hangup reaches the whole process group, and a worker
 // must not die of it.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { StartOptions } from './start.js';
 import { ClusterClient } from './cluster-state.js';
 
@@ -18,6 +19,15 @@ export interface ClusterWorker {
   readonly startOptions: NonNullable<StartOptions['clusterWorker']>;
   /** Tells the primary why this worker could not start (a reload then keeps the old workers). */
   failed(error: unknown): void;
+}
+
+/** Header naming the worker that answered (its pid): which of the machine's processes to look at in its log. */
+export const workerHeader = 'x-gateway-worker';
+
+/** Names this worker in every response of `server` (set before the app runs, so refusals carry it too). */
+export function nameWorkerInResponses(server: Server): void {
+  const pid = String(process.pid);
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader(workerHeader, pid));
 }
 
 export async function joinCluster(): Promise<ClusterWorker> {
