@@ -11,7 +11,7 @@ import { resolveWorkers } from '../src/config/load.js';
 
 export default class Serve extends GatewayCommand {
   static override description =
-    'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully. On SQLite, one serve per database unless cache.url is Redis (which shares the rate limits): a second is refused, naming the first; gateway worker and the other commands run beside it.';
+    'Serve the HTTP API (under /v1) until SIGTERM or SIGINT, then stop gracefully. On SQLite, one serve per database unless cache.url is Redis (which shares the rate limits): a second is refused, naming the first; gateway worker and the other commands run beside it. --workers N (server.workers) serves from N processes on one port, sharing their limits and caches, replaced one by one on SIGHUP or gateway reload.';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --host 0.0.0.0 --port 8080', '<%= config.bin %> serve --workers auto'];
   static override flags = {
     host: Flags.string({ description: 'address to listen on (default: server.host, GATEWAY_HOST)' }),
