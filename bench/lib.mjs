@@ -56,7 +56,7 @@ function startPrinting(program, argv, env, core, name) {
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, pid: JSON.parse(line).pid, url: JSON.parse(line).url, pinned });
+      if (line) resolve({ child, pid: JSON.parse(line).pid, url: JSON.parse(line).url, workers: JSON.parse(line).workers, pinned });
     });
     child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${out}`)));
   });
@@ -153,8 +153,12 @@ export async function sequential(target, { count, warmup, stream }) {
   return { p50: percentile(totals, 50), p99: percentile(totals, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
 }
 
-/** CPU seconds (user + system) a process has used, from /proc. */
+/** CPU seconds (user + system) a process has used, from /proc; of all of them for a list (a primary and its workers). */
 export function cpuSeconds(pid) {
+  if (Array.isArray(pid)) {
+    const each = pid.map((one) => cpuSeconds(one));
+    return each.includes(undefined) ? undefined : each.reduce((sum, value) => sum + value, 0);
+  }
   if (!pid || !existsSync(`/proc/${pid}/stat`)) return undefined;
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
@@ -170,7 +174,9 @@ export function listeningPid(port) {
   }
 }
 
+/** Resident memory (MB); for a list, the largest process's (the figure per worker). */
 export function rssMb(pid) {
+  if (Array.isArray(pid)) return Math.max(...pid.map((one) => rssMb(one) ?? 0));
   if (!pid || !existsSync(`/proc/${pid}/status`)) return undefined;
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : undefined;

@@ -11,7 +11,9 @@
 //
 //   node bench/run.mjs [--smoke] [--rounds 3] [--backend sqlite|postgres|both] [--out DIR]
 //                      [--compare name=URL@KEY [--compare-model MODEL] [--compare-header 'Name: value']…
-//                       [--compare-no-stream]]
+//                       [--compare-no-stream]] [--workers 1,2]
+// --workers: the gateway is measured once per value (serve --workers N); with N > 1 its CPU is
+// the primary's and the workers' together, its RSS the largest worker's, and it is not pinned.
 // In a --compare-header value, {upstream} is the simulator's URL (a peer that takes its
 // upstream per request, as Portkey's x-portkey-custom-host). --compare-no-stream measures the
 // peer's non-streaming path only (Portkey 1.15 fails every stream on Node 20).
@@ -64,6 +66,8 @@ async function postgresReachable() {
   }
 }
 
+const workerCounts = option(args, 'workers', '1').split(',').map((value) => Number(value.trim()));
+if (workerCounts.some((count) => !Number.isInteger(count) || count < 1)) throw new Error('--workers expects numbers of workers, e.g. 1,2');
 const requestedBackend = option(args, 'backend', smoke ? 'sqlite' : 'both');
 const backends = requestedBackend === 'both' ? ['sqlite', ...((await postgresReachable()) ? ['postgres'] : [])] : [requestedBackend];
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -102,21 +106,26 @@ try {
     await stop(floorProxy);
   }
   for (const backend of backends) {
-    log(`${backend}:`);
-    const { dir, configPath } = writeBenchConfig(simulator.url);
-    const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_bench') : undefined;
-    const databaseUrl = postgres?.url;
-    const dropDatabase = postgres?.drop;
-    const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(databaseUrl ? { GATEWAY_DATABASE_URL: databaseUrl } : {}) };
-    const key = prepareAccount(env);
-    const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0'], env, 0);
-    try {
-      const idleRssMb = await idleRss(gateway.pid);
-      const measured = await measure({ name: `gateway (${backend})`, base: gateway.url, key, model: 'bench/chat' }, gateway.pid);
-      runs.push({ backend, idleRssMb, gateway: measured, direct, floor });
-    } finally {
-      await stop(gateway);
-      await dropDatabase?.();
+    for (const workers of workerCounts) {
+      const label = workers === 1 ? backend : `${backend}, ${workers} workers`;
+      log(`${label}:`);
+      const { dir, configPath } = writeBenchConfig(simulator.url);
+      const postgres = backend === 'postgres' ? await createPostgresDatabase('gw_bench') : undefined;
+      const databaseUrl = postgres?.url;
+      const dropDatabase = postgres?.drop;
+      const env = { GATEWAY_CONFIG: configPath, GATEWAY_DATA_DIR: dir, ...(databaseUrl ? { GATEWAY_DATABASE_URL: databaseUrl } : {}) };
+      const key = prepareAccount(env);
+      // Several workers are not pinned to core 0: they are there to use the other cores.
+      const gateway = await startGateway(['serve', '--host', '127.0.0.1', '--port', '0', ...(workers > 1 ? ['--workers', String(workers)] : [])], env, workers > 1 ? undefined : 0);
+      const pids = workers > 1 ? [gateway.pid, ...gateway.workers] : gateway.pid;
+      try {
+        const idleRssMb = await idleRss(pids);
+        const measured = await measure({ name: `gateway (${label})`, base: gateway.url, key, model: 'bench/chat' }, pids);
+        runs.push({ backend: label, workers, idleRssMb, gateway: measured, direct, floor });
+      } finally {
+        await stop(gateway);
+        await dropDatabase?.();
+      }
     }
   }
   for (const compare of options(args, 'compare')) {
@@ -214,7 +223,23 @@ const header = [
   `Machine: ${machine}. ${simulator.pinned ? 'Gateway pinned to core 0, simulator to core 1' : 'Processes not pinned'}; the load generator runs in this process${cores <= 2 ? ' and shares a core with them' : ''}. Load before the run: ${load || 'unknown'}.`,
   `Latency: ${plan.count} sequential requests after ${plan.warmup} warm-up on one kept-alive connection; saturation: autocannon for ${plan.seconds} s per line; each line is the median of ${plan.rounds} rounds (peak RSS: the highest; idle RSS: ${plan.idleAfterMs / 1000} s after start, before any request). Stream = 20 chunks (\`[[sim:tokens=20]]\`).`,
 ].join('\n');
-const markdown = [header, ...runs.map((run) => `\n## ${run.backend}\n\n${table(run)}${run.backend.startsWith('compare') ? '' : `\n\n${budget(run)}`}`)].join('\n');
+let markdown = [header, ...runs.map((run) => `\n## ${run.backend}\n\n${table(run)}${run.backend.startsWith('compare') || run.workers > 1 ? '' : `\n\n${budget(run)}`}`)].join('\n');
+/** With several --workers values: requests/s and CPU per request side by side, beside the floor. */
+function workersTable() {
+  const measured = runs.filter((run) => run.workers !== undefined);
+  if (new Set(measured.map((run) => run.workers)).size < 2) return '';
+  const floor = measured[0].floor;
+  const best = (m, kind) => Math.max(...Object.entries(m.saturation).filter(([key]) => key.startsWith(kind)).map(([, value]) => value.rps));
+  const cpuAt = (m, kind) => Object.entries(m.saturation).filter(([key]) => key.startsWith(kind)).map(([key, value]) => `${ms(value.cpuMsPerRequest)} @ ${key.split('@')[1]}`).join(', ');
+  return [
+    '\n## Workers\n',
+    '| target | non-stream requests/s (best) | streams/s (best) | CPU ms per non-stream request | CPU ms per stream |',
+    '|---|---|---|---|---|',
+    `| bare Node.js proxy (floor, 1 process) | ${int(best(floor, 'json'))} | ${int(best(floor, 'stream'))} | ${cpuAt(floor, 'json')} | ${cpuAt(floor, 'stream')} |`,
+    ...measured.map((run) => `| gateway (${run.backend}) | ${int(best(run.gateway, 'json'))} | ${int(best(run.gateway, 'stream'))} | ${cpuAt(run.gateway, 'json')} | ${cpuAt(run.gateway, 'stream')} |`),
+  ].join('\n');
+}
+markdown += workersTable();
 process.stdout.write(`${markdown}\n`);
 mkdirSync(outDir, { recursive: true });
 if (!smoke) {

@@ -45,6 +45,7 @@ export const processSuites = [
   'test/e2e/key-controls.test.ts',
   'test/e2e/multi-instance.test.ts',
   'test/e2e/otel-loading.test.ts',
+  'test/e2e/serve-workers.test.ts',
   'test/e2e/usage-with-charge.test.ts',
   'test/http/hostile-bodies.test.ts',
   'test/http/rate-limit-redis.test.ts',

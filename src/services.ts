@@ -6,7 +6,8 @@ import { type Cabinet, openCabinet } from './cabinet/cabinet.js';
 import { OidcLogins } from './users/oidc-login.js';
 import { openUserServices, type UserServices } from './users/user-services.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { KeyLimits, MemoryKeyLimitStore } from './auth/key-limits.js';
+import Keyv from 'keyv';
+import { KeyLimits, MemoryKeyLimitStore, type KeyLimitStore } from './auth/key-limits.js';
 import { RedisKeyLimitStore, RedisKeyLimitStoreWithFallback } from './auth/key-limits-redis.js';
 import { MemoryRateLimiter, RedisRateLimiter, RedisRateLimiterWithFallback, type RateLimiter } from './auth/rate-limiter.js';
 import { HoldOwner } from './billing/hold-owners.js';
@@ -36,6 +37,7 @@ import { admitInstance, blobStoreIdentity } from './storage/shared-storage.js';
 import { Files } from './storage/files.js';
 import { Generations } from './storage/generations.js';
 import { PrefixTracker } from './pipeline/prefix-tracker.js';
+import type { ClusterClient } from './process/cluster-state.js';
 import { ReturnedItems } from './pipeline/returned-items.js';
 import { JobStore } from './jobs/job-store.js';
 import { referralHooks } from './referrals/referral-hooks.js';
@@ -172,7 +174,14 @@ export function openJobEnds(services: Services): JobEndServices {
 /** Everything `serve` needs: the base services plus the rate limiter (Redis when configured), metrics and the request log. */
 export async function openServerServices(
   config: Config,
-  options: { logger?: Logger; processMetrics?: boolean; rateLimiter?: RateLimiter; now?: () => number } = {},
+  options: {
+    logger?: Logger;
+    processMetrics?: boolean;
+    rateLimiter?: RateLimiter;
+    now?: () => number;
+    /** A worker of `serve --workers N`: without Redis, the limits and caches live in the primary (src/process/cluster-state.ts). */
+    cluster?: ClusterClient;
+  } = {},
 ): Promise<ServerServices> {
   // A serving process (serve, worker, tests) migrates at start, so it may create the database.
   const base = openServices(config, { logger: options.logger ?? createLogger(config.log.level, 'stdout'), backgroundCheckpoints: true, createDatabase: true, now: options.now });
@@ -191,23 +200,30 @@ export async function openServerServices(
           ),
       })
     : undefined;
+  // With Redis, workers share through it like separate instances; without, through the primary.
+  const cluster = redis ? undefined : options.cluster;
   let rateLimiter: RateLimiter;
   if (options.rateLimiter) rateLimiter = options.rateLimiter;
   else if (redis) rateLimiter = new RedisRateLimiterWithFallback(new RedisRateLimiter(redis.client), redis, onUnavailable);
-  else rateLimiter = new MemoryRateLimiter();
+  else rateLimiter = cluster?.rateLimiter() ?? new MemoryRateLimiter();
+  let keyLimitStore: KeyLimitStore;
+  if (redis) keyLimitStore = new RedisKeyLimitStoreWithFallback(new RedisKeyLimitStore(redis.client, base.now, undefined, (command) => redis.run(() => command())), redis, onUnavailable);
+  else keyLimitStore = cluster?.keyLimitStore() ?? new MemoryKeyLimitStore();
   const keyLimits = new KeyLimits(
-    redis ? new RedisKeyLimitStoreWithFallback(new RedisKeyLimitStore(redis.client, base.now, undefined, (command) => redis.run(() => command())), redis, onUnavailable) : new MemoryKeyLimitStore(),
+    keyLimitStore,
     base.now,
     (error, keyId) => base.logger.warn({ err: error, key_id: keyId }, "a call's tokens could not be counted against its key's tokens per minute"),
   );
   // The built-in simulator runs in this process, on a loopback port, when a `sim` provider exists.
   const simulator = needsSimulator(config.providers) || paymentsNeedSimulator(config) ? await (await import('./sim/server.js')).startSimulator({ host: '127.0.0.1', port: 0 }) : undefined;
   const upstreams = createUpstreams(config.providers, simulator?.url);
-  const prefixStore = await createKeyv<number>(config.cache.url, 'prefix', { redisClient: redis?.client });
+  const keyv = <Value>(namespace: string, maxEntries?: number): Promise<Keyv<Value>> =>
+    cluster ? Promise.resolve(new Keyv<Value>({ store: cluster.keyvStore(namespace), namespace })) : createKeyv<Value>(config.cache.url, namespace, { redisClient: redis?.client, maxEntries });
+  const prefixStore = await keyv<number>('prefix');
   // Items (a message, a reasoning item with its signature: a few KB) are larger than prefix
   // marks: fewer are kept in memory, the oldest going first (about 10k items in 5 minutes).
-  const returnedItemsStore = await createKeyv<unknown>(config.cache.url, 'returned-items', { redisClient: redis?.client, maxEntries: 10_000 });
-  const oidcLogins = new OidcLogins(config.cabinet.oidc, await createKeyv(config.cache.url, 'oidc-login', { redisClient: redis?.client, maxEntries: 10_000 }), base.now);
+  const returnedItemsStore = await keyv<unknown>('returned-items', 10_000);
+  const oidcLogins = new OidcLogins(config.cabinet.oidc, await keyv('oidc-login', 10_000), base.now);
   const metrics = new Metrics({ processMetrics: options.processMetrics });
   metrics.watchBacklog(() => readBacklog(base.db), base.now, (error) => base.logger.warn({ err: error }, 'the backlog metrics could not be read at this scrape'));
   const upstreamObserver = new UpstreamObserver(metrics, base.logger, { secrets: [...upstreams.values()].map((upstream) => upstream.apiKey), models: base.catalog.models, now: base.now });

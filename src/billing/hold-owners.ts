@@ -202,3 +202,23 @@ export class HoldOwner {
       .catch((error: unknown) => this.logger.warn({ err: error }, 'could not remove this instance row'));
   }
 }
+
+/**
+ * Releases the active holds of a process known to be dead (a `serve --workers N` primary saw its
+ * worker exit: the operating system says so, no heartbeat needs to go stale first) and forgets
+ * its instance rows. Only for a process on this machine whose exit was observed: a live owner's
+ * holds must never be released (see the top of this file). Returns how many were released.
+ */
+export async function releaseHoldsOfExitedProcess(db: Knex, ledger: Ledger, owner: { readonly hostname: string; readonly pid: number }): Promise<number> {
+  const instances: { id: string }[] = await db('instances').where({ hostname: owner.hostname.slice(0, 255), pid: owner.pid }).select('id');
+  let released = 0;
+  for (const { id } of instances) {
+    const holds: { id: string }[] = await db('holds').where({ instance_id: id, status: 'active' }).select('id');
+    for (const hold of holds) if (await ledger.release(hold.id)) released++;
+    await db('instances')
+      .where({ id })
+      .whereNotExists((query) => query.select(db.raw('1')).from('holds').where('holds.status', 'active').andWhereRaw('holds.instance_id = instances.id'))
+      .delete();
+  }
+  return released;
+}

@@ -1,7 +1,7 @@
 // Loads, validates and freezes the configuration. This module is the ONLY reader of
 // process.env in the program: everything else receives the frozen Config it returns.
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
@@ -51,6 +51,8 @@ export interface Config {
     readonly keepAliveTimeoutMs: number;
     readonly maxConnections: number;
     readonly drainTimeoutMs: number;
+    /** server.workers with "auto" resolved to this machine's cores (serve --workers overrides it). */
+    readonly workers: number;
     /** server.trusted_proxies, or GATEWAY_TRUSTED_PROXIES (src/http/client-address.ts). */
     readonly trustedProxies: readonly string[];
   };
@@ -72,7 +74,15 @@ export interface Config {
     readonly blobsNext?: BlobStoreConfig;
   };
   readonly keys: { readonly prefix: string };
-  readonly rateLimit: { readonly requestsPerMinute: number };
+  readonly rateLimit: {
+    readonly requestsPerMinute: number;
+    /**
+     * Tests only (GATEWAY_TEST_FROZEN_RATE_CLOCK=1): the rate limiter's clock stands still in a
+     * `serve --workers N` primary, so "61 calls within one second" does not depend on how fast
+     * the machine is. Never set in production: no key's allowance would ever refill.
+     */
+    readonly frozenClock?: boolean;
+  };
   readonly currency: { readonly usdRub: string };
   readonly holds: { readonly ttlMs: number; readonly sweepIntervalMs: number; readonly heartbeatMs: number; readonly ownerGoneAfterMs: number };
   readonly webhooks: { readonly allowLoopback: boolean; readonly allowPrivate: boolean; readonly retryDelaysMs: readonly number[]; readonly timeoutMs: number };
@@ -251,6 +261,11 @@ export class ConfigError extends DomainError {
     super(`invalid configuration in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** server.workers / --workers: "auto" is one worker per core this process may use. */
+export function resolveWorkers(workers: number | 'auto'): number {
+  return workers === 'auto' ? availableParallelism() : workers;
 }
 
 export interface LoadOptions {
@@ -436,6 +451,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       keepAliveTimeoutMs: parseDuration(file.server.keep_alive_timeout),
       maxConnections: file.server.max_connections,
       drainTimeoutMs: parseDuration(file.server.drain_timeout),
+      workers: resolveWorkers(file.server.workers),
       trustedProxies,
     },
     dataDir,
@@ -450,7 +466,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
       ...(file.storage.blobs_next === undefined ? {} : { blobsNext: blobStoreConfig(file.storage.blobs_next, storageDir, env, 'storage.blobs_next') }),
     },
     keys: { prefix: file.keys.prefix },
-    rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute },
+    rateLimit: { requestsPerMinute: file.rate_limit.requests_per_minute, ...(env.GATEWAY_TEST_FROZEN_RATE_CLOCK === '1' ? { frozenClock: true } : {}) },
     currency: { usdRub: file.currency.usd_rub },
     holds: {
       ttlMs: parseDuration(file.holds.ttl),

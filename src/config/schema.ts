@@ -205,6 +205,11 @@ export const configSchema = z.strictObject({
       /** On SIGTERM: how long in-flight requests may run before they are cut (charged for what was produced). */
       drain_timeout: durationString.default('30s'),
       /**
+       * Serving processes on this machine (`serve --workers`): 1 runs one process as before; N or
+       * "auto" (one per core) runs a primary and N workers on one port (docs/scaling.md).
+       */
+      workers: z.union([z.number().int().min(1).max(256), z.literal('auto')]).default(1),
+      /**
        * Load balancers / TLS terminators in front of the gateway (addresses or CIDR blocks): from
        * these peers only, X-Forwarded-For and X-Forwarded-Proto name the client and its scheme.
        */

@@ -218,6 +218,14 @@ export const errorCatalog = {
     status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: 'a second `serve` on one SQLite file while rate limits are per process (`cache.url: memory`): the line names the running one (pid, address) and says what to do (stop it, or set `cache.url` to Redis for every serve)',
   },
+  serve_not_running: {
+    status: 404, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`reload` found no running `serve --workers N` (N > 1) for this data directory (its `serve.json`): a single-process serve takes a new configuration at a restart',
+  },
+  reload_refused: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`reload` (or SIGHUP) refused: the configuration does not load, changes what only a restart changes, or a new worker did not start; the old workers keep serving and the message says why',
+  },
   backup_not_supported: {
     status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`backup`/`restore` on PostgreSQL: use `pg_dump`/`pg_restore` (docs/operations.md, Backups)',

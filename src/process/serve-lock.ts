@@ -17,7 +17,7 @@
 import sqlite3 from 'sqlite3';
 import { createPrivateFile } from '../db/private-files.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ServerServices } from '../services.js';
+import type { Services } from '../services.js';
 import { runningServes } from './running-serves.js';
 
 export interface ServeLock {
@@ -26,7 +26,7 @@ export interface ServeLock {
 }
 
 /** Takes this serve's lock on its SQLite database, or throws `serve_already_running`; nothing to take on PostgreSQL. */
-export async function lockServe(services: ServerServices): Promise<ServeLock> {
+export async function lockServe(services: Pick<Services, 'config' | 'db' | 'now'>): Promise<ServeLock> {
   const { config } = services;
   if (config.database.client !== 'sqlite') return { release: async () => undefined };
   const filename = config.database.filename!;
@@ -44,7 +44,7 @@ export async function lockServe(services: ServerServices): Promise<ServeLock> {
     throw new GatewayError(
       'serve_already_running',
       `another gateway serve is running on the SQLite database ${filename} (${who}); two serve processes on one database would each keep their own rate limits. ` +
-        'Stop it first, or set cache.url to one Redis (redis://…) for every serve, which shares the limits. gateway worker and the other commands may run beside serve; using several cores with one serve (serve --workers) is not available yet.',
+        'Stop it first, or set cache.url to one Redis (redis://…) for every serve, which shares the limits. gateway worker and the other commands may run beside serve; to use several cores, give one serve --workers N (server.workers).',
     );
   }
   return {

@@ -150,7 +150,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    // exclusive: in a `serve --workers N` worker, each worker's simulator is its own (its jobs
+    // live in its memory), not a port the cluster shares among the workers.
+    server.listen({ port: options.port ?? 0, host, exclusive: true }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -20,7 +20,7 @@ async function started(t: ExecutionContext, args: string[], env: Record<string, 
 const refusal = (filename: string, first: RunningProcess) =>
   `error: another gateway serve is running on the SQLite database ${filename} (pid ${first.announced.pid} on ${hostname()}, ${first.url}); ` +
   'two serve processes on one database would each keep their own rate limits. Stop it first, or set cache.url to one Redis (redis://…) for every serve, which shares the limits. ' +
-  'gateway worker and the other commands may run beside serve; using several cores with one serve (serve --workers) is not available yet.';
+  'gateway worker and the other commands may run beside serve; to use several cores, give one serve --workers N (server.workers).';
 
 test('a second serve on one SQLite file without Redis is refused with what runs and what to do; worker and CLI run beside; after SIGKILL the next serve starts', async (t) => {
   t.timeout(120_000);
