@@ -8,7 +8,7 @@ import { checkCatalog } from '../catalog/check.js';
 import { ConfigError, type Config } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { openServerServices, type ServerServices } from '../services.js';
-import { limitHeapGrowth } from '../util/heap-growth.js';
+import { allowYoungGenerationGrowth, limitHeapGrowth } from '../util/heap-growth.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
 /** What a long-running process started: how it announces itself, and how it stops. */
@@ -47,6 +47,7 @@ export async function startProcess(config: Config, options: StartOptions, start:
     await services?.close().catch(() => undefined);
     throw error;
   }
+  allowYoungGenerationGrowth();
   if (options.json) process.stdout.write(`${JSON.stringify({ ...started.json, pid: process.pid })}\n`);
   else process.stderr.write(`${started.text}\n`);
   stopOnSignals(services.logger, () => started.stop());
