@@ -34,8 +34,9 @@ const plan = smoke
 
 /**
  * A started process's resident memory once it has sat idle for plan.idleAfterMs. V8 keeps the
- * young generation it grew while loading modules until its memory reducer runs (seen 10-17 s
- * after start): read at once, a gateway shows ~20 MB that an idle one has given back.
+ * young generation it grew while loading modules until its memory reducer runs (seen 10-40 s
+ * after start): read at once, a peer may show ~20 MB that an idle one has given back. The
+ * gateway does not grow it while loading (src/util/heap-growth.ts); the wait stays for peers.
  */
 async function idleRss(pid) {
   await sleep(plan.idleAfterMs);

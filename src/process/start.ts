@@ -8,7 +8,7 @@ import { checkCatalog } from '../catalog/check.js';
 import { ConfigError, type Config } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { openServerServices, type ServerServices } from '../services.js';
-import { limitHeapGrowth } from '../util/heap-growth.js';
+import { allowYoungGenerationGrowth, limitHeapGrowth } from '../util/heap-growth.js';
 import type { ClusterClient } from './cluster-state.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
@@ -60,6 +60,7 @@ export async function startProcess(config: Config, options: StartOptions, start:
     throw error;
   }
   const stop = stopOnSignals(services.logger, () => started.stop());
+  allowYoungGenerationGrowth();
   if (options.clusterWorker) {
     options.clusterWorker.announce({ ...started.json, pid: process.pid });
     options.clusterWorker.onStopRequest(stop);

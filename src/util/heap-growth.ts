@@ -18,3 +18,17 @@ export const heapGrowingPercent = 150;
 export function limitHeapGrowth(): void {
   setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
 }
+
+/**
+ * The young generation's growth factor while serving (V8's default). bin/gateway sets it to 1
+ * before loading anything: loading the modules and opening the services allocate fast enough
+ * that V8 would otherwise grow the young generation to its maximum (two 16 MB semi-spaces),
+ * and a quiet server keeps that for minutes — 22 MB of a default `serve`'s idle RSS
+ * (docs/performance.md, "Idle memory"). Once the process serves, it grows again as load
+ * asks, where a larger young generation saves scavenges.
+ */
+export const servingSemiSpaceGrowthFactor = 2;
+
+export function allowYoungGenerationGrowth(): void {
+  setFlagsFromString(`--semi-space-growth-factor=${servingSemiSpaceGrowthFactor}`);
+}

@@ -3,6 +3,8 @@
 // resolves no @opentelemetry module; the same with observability.otlp set does (which also shows
 // that the recorder sees them). The recorder is a resolve hook given with NODE_OPTIONS
 // (test/fixtures/module-loads/). The import graph's side: test/observability/tracer-loading.test.ts.
+// Issue 37 item 3: the same default serve loads none of the packages only some configurations
+// or some operations use (the guard of its idle memory that does not depend on the machine).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,9 +41,42 @@ async function modulesOfServe(t: ExecutionContext, patch: Record<string, unknown
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
 
+/** The default serve's modules, shared by the tests below (one process start for both). */
+let defaultServe: Promise<string[]> | undefined;
+
+/**
+ * Packages a default serve (the config install.sh writes) has no use for through a start and a
+ * chat request: S3 storage, image processing, payment providers and email it does not
+ * configure, OIDC login, PostgreSQL and Redis, audio metadata, the Telegram bot, SigV4 signing
+ * for Bedrock providers without a key pair. Each is imported where it is first needed.
+ */
+const notForDefaultServe = [
+  '/node_modules/@aws-sdk/',
+  '/node_modules/sharp/',
+  '/node_modules/stripe/',
+  '/node_modules/nodemailer/',
+  '/node_modules/openid-client/',
+  '/node_modules/pg/',
+  '/node_modules/@redis/',
+  '/node_modules/@keyv/redis/',
+  '/node_modules/music-metadata/',
+  '/node_modules/grammy/',
+  '/node_modules/@smithy/signature-v4/',
+];
+
+test('a default serve loads none of the packages its configuration does not use', async (t) => {
+  t.timeout(120_000);
+  const modules = await (defaultServe ??= modulesOfServe(t, {}));
+  t.true(modules.some((url) => url.includes('/node_modules/knex/')), 'the recorder saw the packages the serve loaded');
+  t.deepEqual(
+    modules.filter((url) => notForDefaultServe.some((fragment) => url.includes(fragment))),
+    [],
+  );
+});
+
 test('a default serve loads no @opentelemetry module; one with observability.otlp does', async (t) => {
   t.timeout(120_000);
-  const off = await modulesOfServe(t, {});
+  const off = await (defaultServe ??= modulesOfServe(t, {}));
   t.true(off.some((url) => url.includes('/node_modules/koa/')), 'the recorder saw the packages the serve loaded');
   t.deepEqual(
     off.filter((url) => url.includes('@opentelemetry') || url.includes('otlp-tracer')),

@@ -7,9 +7,11 @@
 //   - else with a Bedrock API key (api_key_env): `Authorization: Bearer <key>`, which Bedrock
 //     takes in place of SigV4;
 //   - else nothing can sign: a 401, not retryable (the route is down until configured).
-// One signer per upstream and key (it caches the day's signing key).
+// One signer per upstream and key (it caches the day's signing key). The signer's package is
+// loaded by the first signed request: a process whose Bedrock providers have no key pair (the
+// default config's) never loads it (docs/performance.md, "Idle memory").
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { CredentialSource, SignableRequest } from '../shared/http-transport.js';
 import { UpstreamError } from '../types.js';
 import { regionOf } from './endpoint.js';
@@ -40,12 +42,13 @@ class NodeSha256 {
 
 const signers = new Map<string, SignatureV4>();
 const maxSigners = 1_000;
+let signerClass: typeof SignatureV4 | undefined;
 
-function signerFor(source: CredentialSource, region: string, accessKeyId: string, secretAccessKey: string, sessionToken: string | undefined): SignatureV4 {
+function signerFor(Signer: typeof SignatureV4, source: CredentialSource, region: string, accessKeyId: string, secretAccessKey: string, sessionToken: string | undefined): SignatureV4 {
   const key = [source.name, region, accessKeyId, secretAccessKey, sessionToken ?? ''].join('\0');
   let signer = signers.get(key);
   if (!signer) {
-    signer = new SignatureV4({ service: 'bedrock', region, credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, sha256: NodeSha256 });
+    signer = new Signer({ service: 'bedrock', region, credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, sha256: NodeSha256 });
     if (signers.size >= maxSigners) signers.clear();
     signers.set(key, signer);
   }
@@ -57,7 +60,8 @@ export async function signBedrockRequest(request: SignableRequest, source: Crede
   const secretAccessKey = source.secrets.secret_access_key;
   if (accessKeyId && secretAccessKey) {
     const url = new URL(request.url);
-    const signer = signerFor(source, regionOf(source.settings), accessKeyId, secretAccessKey, source.secrets.session_token);
+    signerClass ??= (await import('@smithy/signature-v4')).SignatureV4;
+    const signer = signerFor(signerClass, source, regionOf(source.settings), accessKeyId, secretAccessKey, source.secrets.session_token);
     const headers = { ...request.headers, host: url.host };
     const signed = await signer.sign({
       method: request.method,
