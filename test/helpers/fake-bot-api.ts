@@ -21,6 +21,8 @@ export interface RecordedCall {
   readonly params: Record<string, unknown>;
   /** Uploaded files by field name. */
   readonly files: Record<string, { filename: string; bytes: Buffer; mimeType: string }>;
+  /** What the server answered: the result, or the failure. */
+  answer?: { ok: boolean; result?: unknown; error_code?: number; description?: string };
 }
 
 export interface FakeFailure {
@@ -173,22 +175,23 @@ export class FakeBotApi {
       this.answer(response, { ok: false, error_code: 401, description: 'Unauthorized' });
       return;
     }
-    this.calls.push({ method, token, params, files });
+    const recorded: RecordedCall = { method, token, params, files };
+    this.calls.push(recorded);
     const failure = this.failures.get(method)?.shift();
     if (failure) {
-      this.answer(response, { ok: false, ...failure });
+      this.answer(response, (recorded.answer = { ok: false, ...failure }));
       return;
     }
     const chatId = Number(params.chat_id);
     if (deliveryMethods.has(method) && this.blocked.has(chatId)) {
-      this.answer(response, { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' });
+      this.answer(response, (recorded.answer = { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
       return;
     }
     if (method === 'getUpdates') {
       await this.getUpdates(params, request, response);
       return;
     }
-    this.answer(response, { ok: true, result: this.result(method, params, chatId) });
+    this.answer(response, (recorded.answer = { ok: true, result: this.result(method, params, chatId) }));
   }
 
   private result(method: string, params: Record<string, unknown>, chatId: number): unknown {
@@ -267,7 +270,7 @@ async function readParameters(request: http.IncomingMessage, url: URL): Promise<
       parser.on('file', (name, stream, info) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => (files[name] = { filename: info.filename, bytes: Buffer.concat(chunks), mimeType: info.mimeType }));
+        stream.on('end', () => (files[name] = { filename: info.filename ?? "", bytes: Buffer.concat(chunks), mimeType: info.mimeType }));
         stream.on('error', reject);
       });
       parser.on('close', () => resolve());

@@ -2,6 +2,7 @@
 // (chat) last, since it takes any text. A new feature (its own file here) is added to this list
 // before chat.
 import type { BotFeature } from '../bot-app.js';
+import { chatFeature } from './chat.js';
 import { startFeature } from './start.js';
 
-export const botFeatures: readonly BotFeature[] = [startFeature];
+export const botFeatures: readonly BotFeature[] = [startFeature, chatFeature];
