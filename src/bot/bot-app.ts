@@ -46,6 +46,8 @@ export interface BotDeps {
   accountOf(ctx: BotContext): Promise<LinkedAccount | undefined>;
   /** Runs `work` after the handler returns, in order with the chat's other work; a stop waits for it. Its failure is logged, and a blocked user marked. */
   background(chatId: number, work: () => Promise<void>): void;
+  /** Runs `work` beside everything else (not in the chat's order: a job's long wait), tracked so a stop waits for it; its failure is logged. */
+  track(work: () => Promise<void>): void;
   /** Marks a user who blocked the bot (deliveries to them stop until they write again). */
   userGone(telegramId: number | string): Promise<void>;
   /** The user's settings as they are now (after a change). */
@@ -125,6 +127,13 @@ export function createBot(services: ServerServices, config: BotConfig, token: st
         running.delete(next);
         if (chains.get(chatId) === next) chains.delete(chatId);
       });
+    },
+    track(work) {
+      const task = work().catch((error: unknown) => {
+        if (!isUserGone(error)) logger.error({ err: error }, 'a bot task failed');
+      });
+      running.add(task);
+      void task.finally(() => running.delete(task));
     },
     async userGone(telegramId) {
       logger.info({ telegram_id: String(telegramId) }, 'a user blocked the bot: deliveries to them stop');
