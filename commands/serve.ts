@@ -7,7 +7,7 @@ import { lockServe } from '../src/process/serve-lock.js';
 import { startProcess } from '../src/process/start.js';
 import { runPrimary } from '../src/process/cluster-primary.js';
 import { joinCluster, nameWorkerInResponses, type ClusterWorker } from '../src/process/cluster-worker.js';
-import { resolveWorkers } from '../src/config/load.js';
+import { ConfigError, resolveWorkers } from '../src/config/load.js';
 
 export default class Serve extends GatewayCommand {
   static override description =
@@ -25,6 +25,7 @@ export default class Serve extends GatewayCommand {
         return value;
       },
     }),
+    bot: Flags.boolean({ description: 'also run the Telegram bot in this process (the `bot` section of the config; docs/bot.md)', default: false }),
   };
 
   async run(): Promise<void> {
@@ -34,6 +35,9 @@ export default class Serve extends GatewayCommand {
     try {
       const config = this.loadConfiguration(flags.config);
       const workers = flags.workers === undefined ? config.server.workers : resolveWorkers(flags.workers === 'auto' ? 'auto' : Number(flags.workers));
+      // The bot takes one token's updates in one process (its lock refuses a second), and a
+      // reload starts each new worker beside the old one: with several workers it runs apart.
+      if (flags.bot && workers > 1) throw new ConfigError('--bot', ['--bot runs the Telegram bot inside a single serving process; with more than one worker run it as its own process (gateway bot), docs/bot.md']);
       if (cluster.isPrimary && workers > 1) {
         // The primary re-reads the file at each reload; --host/--port stay as given (src/process/cluster-primary.ts).
         const overridden = (loaded: typeof config) => ({ ...loaded, server: { ...loaded.server, host: flags.host ?? loaded.server.host, port: flags.port ?? loaded.server.port } });
@@ -50,15 +54,23 @@ export default class Serve extends GatewayCommand {
           throw error;
         });
         if (member) nameWorkerInResponses(server.server);
+        // grammY is loaded only with --bot (a dynamic import): a serve without the bot never pays for it.
+        const bot = flags.bot
+          ? await import('../src/bot/start-bot.js').then(({ startBot }) => startBot(services)).catch(async (error: unknown) => {
+              await server.stop().catch(() => undefined);
+              await lock.release();
+              throw error;
+            })
+          : undefined;
         const database = config.database.client === 'sqlite' ? `sqlite:${config.database.filename}` : 'postgres';
         services.logger.info({ url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}), database, job_runner: jobRunner, cache: config.cache.url.startsWith('redis') ? 'redis' : 'memory', models: services.catalog.enabledModels.length }, 'gateway listening');
         if (!installedWebBundle.built) services.logger.warn({ web: installedWebBundle.directory }, notBuiltMessage(installedWebBundle));
         const cabinet = installedWebBundle.built ? `, web cabinet at ${server.url}/cabinet/` : '';
         const metrics = server.metricsUrl ? `, metrics at ${server.metricsUrl}/metrics` : '';
         return {
-          json: { url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}) },
-          text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet}${metrics})`,
-          stop: () => server.stop().finally(() => lock.release()),
+          json: { url: server.url, ...(server.metricsUrl ? { metrics_url: `${server.metricsUrl}/metrics` } : {}), ...(bot ? { bot: bot.username } : {}) },
+          text: `gateway listening on ${server.url} (API under ${server.url}/v1${cabinet}${metrics}${bot ? `, bot @${bot.username}` : ''})`,
+          stop: () => (bot?.stop() ?? Promise.resolve()).then(() => server.stop()).finally(() => lock.release()),
         };
       });
     } catch (error) {

@@ -8,7 +8,7 @@ import { requestSources, type RequestSource } from '../../src/observability/requ
 
 export default class RequestsList extends GatewayCommand {
   static override description =
-    "List the request log, newest first: each request's time, source (api: /v1 traffic, cabinet: the web cabinet's page calls), status, route, model, account, key, latency, charge and, for a failure, the error its client got and the upstream's status — the rows GET /admin/v1/request-log answers";
+    "List the request log, newest first: each request's time, source (api: /v1 traffic, cabinet: the web cabinet's page calls, bot: the Telegram bot's), status, route, model, account, key, latency, charge and, for a failure, the error its client got and the upstream's status — the rows GET /admin/v1/request-log answers";
   static override examples = [
     '<%= config.bin %> requests ls --status 5xx --since 2026-11-28',
     '<%= config.bin %> requests ls --account acme --model gpt-4o-mini --source api --limit 20',
@@ -20,7 +20,7 @@ export default class RequestsList extends GatewayCommand {
     model: Flags.string({ description: 'only requests for this model (its catalog id)' }),
     key: Flags.string({ description: 'only requests made with this key (key_…)' }),
     account: Flags.string({ description: 'only requests of this account (id or name)' }),
-    source: Flags.string({ description: "only the API's traffic (api: /v1/…) or the web cabinet's page calls (cabinet: /cabinet/api/…)", options: [...requestSources] }),
+    source: Flags.string({ description: "only the API's traffic (api: /v1/…), the web cabinet's page calls (cabinet: /cabinet/api/…) or the Telegram bot's (bot)", options: [...requestSources] }),
     since: Flags.string({ description: 'answered at or after: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone' }),
     until: Flags.string({ description: 'answered before: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone' }),
     limit: Flags.integer({ description: 'rows per page (1–500)', default: 50, min: 1, max: 500 }),

@@ -1,7 +1,7 @@
 // The request log as the operator reads it (GET /admin/v1/request-log, `gateway requests ls`):
 // newest first, filtered by status (a code, a class such as 5xx, `error`: 400 and above,
 // `failed`: those and streams that failed after their first byte, or `ok`: the rest), model,
-// key, account, source (the API's traffic or the web cabinet's page calls) and time,
+// key, account, source (the API's traffic, the web cabinet's page calls or the Telegram bot's) and time,
 // paged by id (the next page continues below the last id seen, so pages never overlap or skip
 // while rows are added). A failed request shows the error it was answered with and, when an
 // upstream failed, the upstream's status (migrations/20261126010000_request_log_failures.ts).

@@ -169,7 +169,7 @@ export const apiKey = z.strictObject({
   created_at: isoTime,
   last_used_at: nullableIso,
   revoked_at: nullableIso,
-  purpose: z.enum(['api', 'cabinet']).describe("cabinet: the key the account's web cabinet acts through"),
+  purpose: z.enum(['api', 'cabinet', 'bot']).describe("cabinet: the key the account's web cabinet acts through; bot: the Telegram bot's"),
   status: z.enum(['active', 'revoked', 'expired']),
 });
 export const keyList = z.strictObject({ object: z.literal('list'), data: z.array(apiKey), has_more: z.literal(false) });
@@ -213,7 +213,7 @@ export const requestLogQuery = z.object({
   model: z.string().max(200).optional(),
   key: z.string().max(40).optional().describe('a key id'),
   account: z.string().max(200).optional().describe('an account id or name'),
-  source: z.enum(requestSources).optional().describe("api: the API's traffic (/v1/…); cabinet: the calls the web cabinet's pages make (/cabinet/api/…)"),
+  source: z.enum(requestSources).optional().describe("api: the API's traffic (/v1/…); cabinet: the calls the web cabinet's pages make (/cabinet/api/…); bot: the Telegram bot's"),
   since: z.string().max(40).optional().describe('answered at or after: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone'),
   until: z.string().max(40).optional().describe('answered before: YYYY-MM-DD (UTC midnight) or an ISO 8601 time with its zone'),
   limit: limit(500, 50),
@@ -225,7 +225,7 @@ export const requestLogEntry = z.strictObject({
   created_at: isoTime,
   method: z.string(),
   route: z.string(),
-  source: z.enum(requestSources).describe("api: the API's traffic (/v1/…); cabinet: the web cabinet's page calls (/cabinet/api/…)"),
+  source: z.enum(requestSources).describe("api: the API's traffic (/v1/…); cabinet: the web cabinet's page calls (/cabinet/api/…); bot: the Telegram bot's"),
   status: z.number().int(),
   duration_ms: z.number(),
   model: z.string().nullable(),

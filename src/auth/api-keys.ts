@@ -52,11 +52,11 @@ export interface ApiKey {
   readonly budgetPeriod: BudgetPeriod | null;
   /** +1 on every `keys update`: the hold re-checks that a cached key is still this revision. */
   readonly revision: number;
-  /** `api`: made by `keys create` (or the cabinet's keys page); `cabinet`: the key the web cabinet acts through (src/cabinet/cabinet-key.ts). */
+  /** `api`: made by `keys create` (or the cabinet's keys page); `cabinet`: the key the web cabinet acts through; `bot`: the Telegram bot's (src/cabinet/cabinet-key.ts). */
   readonly purpose: KeyPurpose;
 }
 
-export type KeyPurpose = 'api' | 'cabinet';
+export type KeyPurpose = 'api' | 'cabinet' | 'bot';
 
 /** What `keys create` and `keys update` (and the admin API's and the cabinet's PATCH) may set (undefined: unchanged / none). */
 export interface KeyControls {
@@ -127,7 +127,7 @@ export function keyFromRow(row: KeyRow): ApiKey {
     budgetUnits: row.budget_units === null ? null : unitsFromSql(row.budget_units),
     budgetPeriod: row.budget_period as BudgetPeriod | null,
     revision: Number(row.revision),
-    purpose: row.purpose === 'cabinet' ? 'cabinet' : 'api',
+    purpose: row.purpose === 'cabinet' || row.purpose === 'bot' ? row.purpose : 'api',
   };
 }
 

@@ -22,6 +22,8 @@ export interface Overview {
 export interface CabinetHistoryItem extends HistoryItem {
   readonly key_id: string | null;
   readonly key_name: string | null;
+  /** Which door the charge came through (its key's purpose): the API, the web cabinet or the Telegram bot; null for a row without a key (credits). */
+  readonly source: 'api' | 'cabinet' | 'bot' | null;
 }
 
 export interface CabinetHistoryPage {
@@ -57,4 +59,22 @@ export interface LowBalanceAnswer {
   default_threshold_rub: string | null;
   /** Where a signed `account.low_balance` webhook also goes; null: email only. */
   webhook_url: string | null;
+}
+
+/** GET and DELETE /cabinet/api/telegram (src/http/routes/cabinet-telegram.ts; docs/cabinet.md, "Telegram bot"). */
+export interface TelegramLinkAnswer {
+  /** Whether the gateway has a Telegram bot (the `bot` section). */
+  available: boolean;
+  /** The bot's username without @; null without a bot. */
+  bot_username: string | null;
+  /** Whether this user's Telegram is linked (by the bot's link, or by logging in with Telegram). */
+  linked: boolean;
+  telegram_id: string | null;
+}
+
+/** POST /cabinet/api/telegram/link: the one-time deep link that connects the Telegram user who follows it. */
+export interface TelegramLinkCreated {
+  /** https://t.me/<bot>?start=<token>, usable once until expires_at. */
+  link: string;
+  expires_at: string;
 }

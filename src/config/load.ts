@@ -111,6 +111,8 @@ export interface Config {
   };
   /** email: absent when not configured (email sign-up is then unavailable). */
   readonly email: EmailConfig | undefined;
+  /** The Telegram bot (src/bot/, docs/bot.md); undefined without `bot` in the config. */
+  readonly bot: BotConfig | undefined;
   /** payments: absent when not configured (only the operator adds money). */
   readonly payments: PaymentsConfig | undefined;
   /** referral: absent when referrals earn nothing. */
@@ -132,6 +134,27 @@ export interface OidcProviderConfig {
   /** Read from client_secret_env; undefined when that variable is unset (serve refuses to start). */
   readonly clientSecret: string | undefined;
   readonly clientSecretEnv: string;
+}
+
+/** bot (src/bot/, docs/bot.md). */
+export interface BotConfig {
+  readonly username: string;
+  /** Read from token_env; undefined when that variable is unset (the bot refuses to start). */
+  readonly token: string | undefined;
+  readonly tokenEnv: string;
+  /** Without a trailing slash. */
+  readonly apiUrl: string;
+  readonly mode: 'polling' | 'webhook';
+  readonly webhook:
+    | { readonly publicUrl: string; readonly path: string; readonly host: string; readonly port: number; readonly secretToken: string | undefined; readonly secretTokenEnv: string }
+    | undefined;
+  readonly defaultModel: string;
+  readonly maxTurns: number;
+  readonly maxTokens: number;
+  readonly showPrice: boolean;
+  readonly topupContact: string | undefined;
+  readonly editIntervalMs: number;
+  readonly lockHeartbeatMs: number;
 }
 
 /** cabinet.telegram_login (src/users/telegram-login.ts). */
@@ -520,6 +543,7 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
             },
     },
     metrics: metricsConfig(file.metrics, env),
+    bot: file.bot === undefined ? undefined : botConfig(file.bot, env),
     email: file.email === undefined ? undefined : { smtpUrl: env[file.email.smtp_url_env] || undefined, smtpUrlEnv: file.email.smtp_url_env, from: file.email.from },
     payments: file.payments === undefined ? undefined : paymentsConfig(file.payments, env),
     referral: file.referral === undefined ? undefined : { basisPoints: basisPointsOf(file.referral.percent), months: file.referral.months },
@@ -530,6 +554,33 @@ function build(file: ConfigFile, env: NodeJS.ProcessEnv, configPath: string | un
     providers,
     models: file.models,
     observability: { otlp: file.observability.otlp === undefined ? undefined : otlpConfig(file.observability.otlp, env) },
+  };
+}
+
+function botConfig(bot: NonNullable<ConfigFile['bot']>, env: NodeJS.ProcessEnv): BotConfig {
+  const { webhook } = bot;
+  let listen: { host: string; port: number } | undefined;
+  if (webhook !== undefined) {
+    const separator = webhook.listen.lastIndexOf(':');
+    listen = { host: webhook.listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1'), port: Number(webhook.listen.slice(separator + 1)) };
+  }
+  return {
+    username: bot.username,
+    token: env[bot.token_env] || undefined,
+    tokenEnv: bot.token_env,
+    apiUrl: bot.api_url.replace(/\/+$/, ''),
+    mode: bot.mode,
+    webhook:
+      webhook === undefined || listen === undefined
+        ? undefined
+        : { publicUrl: webhook.public_url.replace(/\/$/, ''), path: webhook.path, ...listen, secretToken: env[webhook.secret_token_env] || undefined, secretTokenEnv: webhook.secret_token_env },
+    defaultModel: bot.default_model,
+    maxTurns: bot.conversation.max_turns,
+    maxTokens: bot.conversation.max_tokens,
+    showPrice: bot.show_price,
+    topupContact: bot.topup_contact,
+    editIntervalMs: parseDuration(bot.edit_interval),
+    lockHeartbeatMs: parseDuration(bot.lock_heartbeat),
   };
 }
 

@@ -382,6 +382,49 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  /** The Telegram bot (docs/bot.md): the gateway's third door, on the same accounts, balance and history. Run by `gateway bot` or `serve --bot`. */
+  bot: z
+    .strictObject({
+      /** The bot's username without @ (BotFather names it): the cabinet's "Connect Telegram" link is https://t.me/<username>?start=…. */
+      username: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{3,31}$/, "expected the bot's username without @, such as my_gateway_bot"),
+      /** The environment variable holding the token BotFather gave (123456:ABC…). */
+      token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as TELEGRAM_BOT_TOKEN'),
+      /** The Bot API server: Telegram's, a self-hosted telegram-bot-api, or a test's fake. */
+      api_url: z.url().default('https://api.telegram.org'),
+      /** How updates arrive: the bot asks for them (polling), or Telegram posts them (webhook). */
+      mode: z.enum(['polling', 'webhook']).default('polling'),
+      /** mode: webhook. Telegram posts updates to `<public_url><path>`; the bot listens on `listen` (behind the TLS proxy that public_url names). */
+      webhook: z
+        .strictObject({
+          public_url: z.string().regex(/^https?:\/\/[^/?#\s]+\/?$/, 'expected a scheme and host only, such as "https://bot.example.com"'),
+          path: z.string().regex(/^\/[A-Za-z0-9/_-]{0,200}$/, 'expected a path such as /telegram/webhook').default('/telegram/webhook'),
+          listen: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected host:port, such as 127.0.0.1:8081').default('127.0.0.1:8081'),
+          /** The environment variable holding the secret Telegram echoes in X-Telegram-Bot-Api-Secret-Token (1–256 of A-Z a-z 0-9 _ -). */
+          secret_token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, such as TELEGRAM_WEBHOOK_SECRET'),
+        })
+        .optional(),
+      /** The text model a user chats with until they choose one (a catalog id). */
+      default_model: z.string().min(1),
+      /** What a chat remembers: the last max_turns exchanges, and no more than max_tokens of them (estimated). */
+      conversation: z
+        .strictObject({
+          max_turns: z.number().int().min(1).max(200).default(20),
+          max_tokens: z.number().int().min(100).max(1_000_000).default(8000),
+        })
+        .prefault({}),
+      /** Whether each answer shows what it cost (a user can switch it in the settings). */
+      show_price: z.boolean().default(true),
+      /** Who /topup names when no payment provider is configured: "@operator", an email, a URL. */
+      topup_contact: z.string().min(1).max(200).optional(),
+      /** A streamed answer's message is edited at most this often (Telegram limits edits per chat). */
+      edit_interval: durationString.default('1s'),
+      /** A running bot renews its hold on the token this often; another bot may take it after three missed renewals. */
+      lock_heartbeat: durationString.default('10s'),
+    })
+    .superRefine((bot, context) => {
+      if (bot.mode === 'webhook' && bot.webhook === undefined) context.addIssue({ code: 'custom', path: ['webhook'], message: 'mode: webhook needs a webhook block (public_url, secret_token_env)' });
+    })
+    .optional(),
   /** Outgoing email over SMTP (docs/configuration.md, "Email"): verification, password reset, member invitations. Without it, email sign-up is unavailable. */
   email: z
     .strictObject({

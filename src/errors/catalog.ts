@@ -226,6 +226,14 @@ export const errorCatalog = {
     status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`reload` (or SIGHUP) refused: the configuration does not load, changes what only a restart changes, or a new worker did not start; the old workers keep serving and the message says why',
   },
+  bot_already_running: {
+    status: 409, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: 'a second `gateway bot` (or `serve --bot`) on a bot token another live process holds: the line names the holder (host, pid); updates must not be taken twice (docs/bot.md)',
+  },
+  bot_not_configured: {
+    status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
+    description: '`gateway bot` or `serve --bot` without a usable `bot` section: none, its token variable unset, its webhook secret unset, or `bot.default_model` not an enabled text model (docs/bot.md)',
+  },
   backup_not_supported: {
     status: 422, type: 'invalid_request_error', retryable: null, seenIn: 'cli',
     description: '`backup`/`restore` on PostgreSQL: use `pg_dump`/`pg_restore` (docs/operations.md, Backups)',

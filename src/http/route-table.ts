@@ -54,6 +54,7 @@ import { redeemCabinetCode } from './routes/cabinet-codes.js';
 import { paymentNotification } from './routes/payment-notifications.js';
 import { cabinetReferral } from './routes/cabinet-referral.js';
 import { cabinetLowBalance, updateCabinetLowBalance } from './routes/cabinet-low-balance.js';
+import { cabinetTelegram, createTelegramLink, deleteTelegramLink } from './routes/cabinet-telegram.js';
 import { redirectToCabinet, serveCabinet } from './routes/web.js';
 import type { Handler } from './state.js';
 
@@ -214,6 +215,9 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/referral', auth: 'session', scope: null, handler: cabinetReferral },
   { method: 'GET', path: '/cabinet/api/low-balance', auth: 'session', scope: null, handler: cabinetLowBalance },
   { method: 'PUT', path: '/cabinet/api/low-balance', auth: 'session', scope: null, owner: true, body: 'json', handler: updateCabinetLowBalance },
+  { method: 'GET', path: '/cabinet/api/telegram', auth: 'session', scope: null, handler: cabinetTelegram },
+  { method: 'POST', path: '/cabinet/api/telegram/link', auth: 'session', scope: null, handler: createTelegramLink },
+  { method: 'DELETE', path: '/cabinet/api/telegram', auth: 'session', scope: null, handler: deleteTelegramLink },
   { method: 'GET', path: '/cabinet/api/members', auth: 'session', scope: null, handler: listMembers },
   { method: 'POST', path: '/cabinet/api/members/invite', auth: 'session', scope: null, owner: true, body: 'json', handler: inviteMember },
   { method: 'POST', path: '/cabinet/api/members/:userId/role', auth: 'session', scope: null, owner: true, body: 'json', handler: changeMemberRole },

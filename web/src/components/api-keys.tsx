@@ -146,6 +146,7 @@ export function KeyTable(props: {
                   <td>
                     {key.name ?? '—'}
                     {key.purpose === 'cabinet' && <span class="badge">{t('keys.cabinetKey')}</span>}
+                    {key.purpose === 'bot' && <span class="badge">{t('keys.botKey')}</span>}
                   </td>
                   <td>
                     <code>

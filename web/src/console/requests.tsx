@@ -41,7 +41,7 @@ interface RequestLogPage {
 /** The API's `status` values offered in the list; any other code is typed. */
 const outcomes = ['failed', 'ok', '4xx', '5xx'] as const;
 /** The request log's sources (src/observability/request-source.ts). */
-const sources = ['api', 'cabinet'] as const;
+const sources = ['api', 'cabinet', 'bot'] as const;
 type RequestSource = (typeof sources)[number];
 const emptyFilters = { source: '', status: '', model: '', key: '', account: '' };
 const pageSize = 50;

@@ -2,6 +2,7 @@
 // again; the user's other sessions end, this one stays) and a new email address (a link goes
 // to the new address, which becomes the sign-in address only once it is followed). A session
 // opened by the operator's link belongs to no user: the page says there is nothing to change.
+// With a Telegram bot, the user connects their Telegram here (telegram-bot.tsx).
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorMessage, Loading, PageHeading } from '../components/common.js';
 import { useAction } from '../data.js';
@@ -9,6 +10,7 @@ import { useI18n } from '../i18n/index.js';
 import { changeEmail, changePassword } from '../password-account.js';
 import { loadSession, type Session } from '../session.js';
 import { AccountError } from './account-error.js';
+import { TelegramBotSection } from './telegram-bot.js';
 
 export function ProfilePage() {
   const { t } = useI18n();
@@ -26,6 +28,7 @@ export function ProfilePage() {
         <>
           <ChangePasswordForm />
           <ChangeEmailForm />
+          <TelegramBotSection />
         </>
       ) : (
         <p>{t('password.profile.linkSession')}</p>
