@@ -36,7 +36,7 @@ export const chatFeature: BotFeature = (bot, deps) => {
     const account = await deps.accountOf(ctx);
     if (!account) return;
     const person = ctx.person!;
-    deps.background(ctx.chat.id, () => answer(deps, person, account, ctx.chat.id, text));
+    deps.background(ctx.chat.id, async () => void (await answer(deps, person, account, ctx.chat.id, text)));
   });
 };
 
@@ -47,7 +47,8 @@ export function chatModelOf(deps: BotDeps, person: Person): string {
   return deps.config.defaultModel;
 }
 
-async function answer(deps: BotDeps, person: Person, account: LinkedAccount, chatId: number, text: string): Promise<void> {
+/** Answers `text` in the chat (a typed message, or a voice message's transcript); the answer as delivered, or undefined when none was. */
+export async function answer(deps: BotDeps, person: Person, account: LinkedAccount, chatId: number, text: string): Promise<string | undefined> {
   const { services, api, config } = deps;
   const { t } = person;
   const model = chatModelOf(deps, person);
@@ -101,6 +102,7 @@ async function answer(deps: BotDeps, person: Person, account: LinkedAccount, cha
     return;
   }
   await deps.conversations.save(chatId, [...messages, { role: 'assistant', content: reply.text }]);
+  return reply.text;
 }
 
 async function refund(deps: BotDeps, account: LinkedAccount, requestId: string): Promise<void> {
@@ -113,7 +115,7 @@ async function refund(deps: BotDeps, account: LinkedAccount, requestId: string):
 }
 
 /** What the user reads for a refusal before any output (no money, a limit, a key that may not). */
-async function refusalText(deps: BotDeps, account: LinkedAccount, t: BotTexts, error: unknown): Promise<string> {
+export async function refusalText(deps: BotDeps, account: LinkedAccount, t: BotTexts, error: unknown): Promise<string> {
   if (!(error instanceof GatewayError)) {
     deps.services.logger.error({ err: error }, 'a bot chat failed');
     return t.somethingWrong;

@@ -3,6 +3,8 @@
 // before chat.
 import type { BotFeature } from '../bot-app.js';
 import { chatFeature } from './chat.js';
+import { mediaFeature } from './media.js';
 import { startFeature } from './start.js';
+import { voiceFeature } from './voice.js';
 
-export const botFeatures: readonly BotFeature[] = [startFeature, chatFeature];
+export const botFeatures: readonly BotFeature[] = [startFeature, mediaFeature, voiceFeature, chatFeature];
