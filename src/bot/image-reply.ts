@@ -16,14 +16,14 @@
 import { InputFile } from 'grammy';
 import { imageBody } from '../dialects/openai-media/images.js';
 import { generateImages } from '../pipeline/images.js';
-import { formatRub } from '../util/money.js';
+
 import type { BotDeps, Person } from './bot-app.js';
 import { callAsBot } from './bot-call.js';
 import { isUserGone } from './deliver.js';
 import { refusalText } from './features/chat.js';
 import { mediaCaller } from './media-caller.js';
 import type { MediaQuote } from './media-quotes.js';
-import { mediaTexts } from './media-texts.js';
+import { mediaTexts, shownRub } from './media-texts.js';
 import { refundUndelivered } from './refund-undelivered.js';
 import type { LinkedAccount } from './telegram-link.js';
 
@@ -48,7 +48,7 @@ export async function generateImageReply(deps: BotDeps, person: Person, account:
     for (const [index, image] of images.entries()) {
       const extension = image.mediaType.split('/')[1] ?? 'png';
       const name = `image-${requestId}-${index + 1}.${extension}`;
-      await api.sendPhoto(chatId, new InputFile(image.data, name), { caption: mt.imageCaption(formatRub(chargedUnits)) });
+      await api.sendPhoto(chatId, new InputFile(image.data, name), { caption: mt.imageCaption(shownRub(chargedUnits)) });
       await api.sendDocument(chatId, new InputFile(image.data, name));
     }
   } catch (error) {

@@ -15,10 +15,10 @@ import { InputFile } from 'grammy';
 import type { Knex } from 'knex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from '../jobs/job.js';
-import { formatRub } from '../util/money.js';
+
 import type { BotDeps } from './bot-app.js';
 import { isUserGone } from './deliver.js';
-import { kindName, mediaTexts, type MediaTexts } from './media-texts.js';
+import { kindName, mediaTexts, type MediaTexts, shownRub } from './media-texts.js';
 import { type BotLanguage } from './texts.js';
 import { refundUndelivered } from './refund-undelivered.js';
 
@@ -124,7 +124,7 @@ async function send(deps: BotDeps, chatId: number, t: MediaTexts, job: Job): Pro
   }
   const fileIds = job.result?.fileIds ?? [];
   const files = await services.files.getMany(job.accountId, fileIds);
-  const caption = t.imageCaption(formatRub(job.chargedUnits));
+  const caption = t.imageCaption(shownRub(job.chargedUnits));
   let outcome: DeliveryOutcome = 'delivered';
   for (const [index, file] of files.entries()) {
     const last = index === files.length - 1;

@@ -1,7 +1,13 @@
 // What the bot says about images, video, music and voice, in Russian and English: the same
 // keys in both (a missing translation is a typecheck error), beside texts.ts's dictionary and
 // under its rules (for customers; HTML parse mode; escapeHtml for a customer's or model's text).
+import { formatRub } from '../util/money.js';
 import { type BotLanguage, escapeHtml } from './texts.js';
+
+/** An amount as a customer reads it: kopecks always, the ledger's finer digits only when they are not zero (3.78, 0.027). */
+export function shownRub(units: bigint): string {
+  return formatRub(units).replace(/(\.\d\d\d*?)0+$/, '$1');
+}
 
 const en = {
   mediaHelp: '/image <description> — an image\n/video <description> — a video\n/music <description> — a song\nA voice message is answered like a written one.',

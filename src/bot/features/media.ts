@@ -16,7 +16,7 @@ import { quoteImages } from '../../pipeline/images.js';
 import { createMusic, quoteMusic } from '../../pipeline/music.js';
 import { createVideo, quoteVideo } from '../../pipeline/videos.js';
 import type { ServerServices } from '../../services.js';
-import { formatRub } from '../../util/money.js';
+import { shownRub } from '../media-texts.js';
 import type { BotDeps, BotFeature, Person } from '../bot-app.js';
 import { callAsBot } from '../bot-call.js';
 import { mediaCaller } from '../media-caller.js';
@@ -84,7 +84,7 @@ function textsOf(person: Person): MediaTexts {
 }
 
 function buyButton(mt: MediaTexts, quote: MediaQuote): InlineKeyboard {
-  return new InlineKeyboard().text(mt.buttonGenerate(formatRub(quote.priceUnits)), `${buyPrefix}${quote.id}`);
+  return new InlineKeyboard().text(mt.buttonGenerate(shownRub(quote.priceUnits)), `${buyPrefix}${quote.id}`);
 }
 
 /** The catalog's price of `prompt` made by the kind's default model: the /price endpoints' quote. */
@@ -106,7 +106,7 @@ async function run(deps: BotDeps, quotes: MediaQuotes, deliveries: JobDeliveries
   })();
   if (priceNow !== undefined && priceNow !== quote.priceUnits) {
     const fresh = await quotes.create({ telegramId: quote.telegramId, chatId: quote.chatId, kind: quote.kind, prompt: quote.prompt, priceUnits: priceNow });
-    await api.sendMessage(quote.chatId, mt.priceChanged(formatRub(priceNow)), { reply_markup: buyButton(mt, fresh) });
+    await api.sendMessage(quote.chatId, mt.priceChanged(shownRub(priceNow)), { reply_markup: buyButton(mt, fresh) });
     return;
   }
   if (quote.kind === 'image') {
