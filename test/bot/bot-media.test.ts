@@ -214,3 +214,34 @@ testOnBackends('a voice message is transcribed and answered; with spoken replies
   t.is(BigInt(speech.charged_units), (BigInt([...answer].length) * 13_500_000n + 999_999n) / 1_000_000n);
   await assertLedgerInvariants(t, database.db);
 });
+
+testOnBackends('a job still running when the bot stops is delivered by the next bot; an image Telegram refuses for its own reasons is refunded', async (t, database) => {
+  const { api, gateway, bot } = await startMediaBot(t, database);
+  const person = telegramUser(805);
+  api.pushUpdate(api.message(person, '/start'));
+  await eventually(() => sentTexts(api, 805).length >= 2, { what: 'the welcome' });
+  const accountId = await accountOf(gateway, 805);
+
+  const video = await quoteOf(api, person, '/video [[sim:job-seconds=6]] a slow sunrise');
+  api.pushUpdate(api.callback(person, video.button.callback_data, video.messageId));
+  await eventually(() => sentTexts(api, 805).includes('Video is queued. I will send it here when it is ready.'), { what: 'queued' });
+  await bot.stop();
+  t.is(api.callsOf('sendVideo', 805).length, 0, 'not delivered before the stop');
+  t.is((await database.db('bot_deliveries').where({ telegram_id: '805' }).first()).delivered_at, null, 'the delivery is owed');
+  const next = await startBot(gateway.services, { wait: async () => undefined });
+  t.teardown(() => next.stop());
+  await eventually(() => api.callsOf('sendVideo', 805)[0], { what: 'the video delivered by the next bot' });
+  t.is(api.callsOf('sendVideo', 805).length, 1);
+
+  const image = await quoteOf(api, person, '/image a paper boat');
+  api.failNext('sendPhoto', { error_code: 400, description: 'Bad Request: IMAGE_PROCESS_FAILED' });
+  api.pushUpdate(api.callback(person, image.button.callback_data, image.messageId));
+  await eventually(() => sentTexts(api, 805).includes('The result could not be delivered here. Its charge has been returned to your balance.'), { what: 'the refund told' });
+  const rows = await database.db('ledger_transactions').where({ account_id: accountId }).whereIn('kind', ['charge', 'refund']).orderBy('id').select('kind', 'amount_units');
+  t.deepEqual(
+    rows.map((row: any) => `${row.kind} ${BigInt(row.amount_units)}`),
+    ['charge -360000', 'charge -37800', 'refund 37800'],
+    'the video charged; the image charged and refunded',
+  );
+  await assertLedgerInvariants(t, database.db);
+});
