@@ -41,15 +41,16 @@ export function isNotModified(error: unknown): boolean {
 }
 
 /**
- * `text` in parts of at most `limit` characters, each cut at the best boundary in its last
+ * `text` in parts of at most `limit` characters (the first at most `firstLimit`: room for what precedes it), each cut at the best boundary in its last
  * third (paragraph, line, sentence, word), else hard at the limit.
  */
-export function splitText(text: string, limit = messageLimit): string[] {
+export function splitText(text: string, limit = messageLimit, firstLimit = limit): string[] {
   const parts: string[] = [];
   let rest = text;
-  while (rest.length > limit) {
-    const window = rest.slice(0, limit);
-    const floor = Math.floor(limit / 3);
+  while (rest.length > (parts.length === 0 ? firstLimit : limit)) {
+    const max = parts.length === 0 ? firstLimit : limit;
+    const window = rest.slice(0, max);
+    const floor = Math.floor(max / 3);
     let cut = -1;
     for (const boundary of [/\n\n(?![\s\S]*\n\n)/, /\n(?![\s\S]*\n)/, /[.!?…](\s)(?![\s\S]*[.!?…]\s)/, /\s(?![\s\S]*\s)/]) {
       const found = boundary.exec(window);
@@ -58,7 +59,7 @@ export function splitText(text: string, limit = messageLimit): string[] {
         break;
       }
     }
-    if (cut <= 0) cut = limit;
+    if (cut <= 0) cut = max;
     // A cut inside a surrogate pair would leave half a character on each side.
     if (/[\uD800-\uDBFF]/.test(rest[cut - 1] ?? '')) cut -= 1;
     parts.push(rest.slice(0, cut).trimEnd());

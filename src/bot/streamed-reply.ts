@@ -3,8 +3,8 @@
 // limits edits), never with unchanged text. Past 4000 characters the answer continues in a new
 // message (split on a paragraph, line, sentence or word, deliver.ts). Reasoning is folded: while
 // it streams the message says only that the model is reasoning; the final message carries its
-// end in an expandable blockquote (as much as fits beside the answer's first part, at most 1500
-// characters), or just the marker when nothing fits.
+// end (at most 1500 characters, the first part of the answer leaving room for it) in an
+// expandable blockquote.
 import type { Api } from 'grammy';
 import { isNotModified, isUserGone, splitText } from './deliver.js';
 import { type BotTexts, escapeHtml } from './texts.js';
@@ -81,10 +81,12 @@ export class StreamedReply {
       if (!final) return [this.reasoning === '' ? this.t.thinking : `<i>💭 ${escapeHtml(this.t.reasoningFolded)}…</i>`];
       return [footer === undefined ? this.t.thinking : footer];
     }
-    const parts = splitText(this.answer, partLimit).map(escapeHtml);
-    if (this.reasoning.trim() !== '') {
+    const reasoning = this.reasoning.trim();
+    // The first part leaves room for the folded reasoning (kept the same while streaming, so the parts do not shift at the end).
+    const reserved = reasoning === '' ? 0 : Math.min(maxReasoningShown, reasoning.length) + 40;
+    const parts = splitText(this.answer, partLimit, partLimit - reserved).map(escapeHtml);
+    if (reasoning !== '') {
       const room = Math.min(maxReasoningShown, messageRoom(parts[0]!));
-      const reasoning = this.reasoning.trim();
       const shown = reasoning.length <= room ? reasoning : `…${reasoning.slice(reasoning.length - room + 1)}`;
       parts[0] = final && room > 40 ? `<blockquote expandable>💭 ${escapeHtml(shown)}</blockquote>\n${parts[0]}` : `<i>💭 ${escapeHtml(this.t.reasoningFolded)}</i>\n${parts[0]}`;
     }

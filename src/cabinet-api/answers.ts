@@ -22,6 +22,8 @@ export interface Overview {
 export interface CabinetHistoryItem extends HistoryItem {
   readonly key_id: string | null;
   readonly key_name: string | null;
+  /** Which door the charge came through (its key's purpose): the API, the web cabinet or the Telegram bot; null for a row without a key (credits). */
+  readonly source: 'api' | 'cabinet' | 'bot' | null;
 }
 
 export interface CabinetHistoryPage {

@@ -6,7 +6,8 @@
 // The ledger row does not name a key. A charge (and the refund of it: same request id) is the
 // key's whose request it was: the usage record the charge's own settle statement writes (chat,
 // media and jobs alike), else the request log (charges settled before media charges had usage
-// records). Credits name no key.
+// records). Credits name no key. The key's purpose names the door the charge came through
+// (`source`: api, cabinet or bot), as the request log does.
 import type { Knex } from 'knex';
 import { creditKinds, type TransactionKind } from '../billing/ledger.js';
 import { decodeHistoryCursor, encodeHistoryCursor, historyItem, type TransactionRow } from '../billing/history.js';
@@ -31,6 +32,7 @@ export interface HistoryFilter {
 interface KeyedRow extends TransactionRow {
   key_id: string | null;
   key_name: string | null;
+  key_purpose: string | null;
 }
 
 /** The key of a ledger row `l` (see the header); correlated lookups by indexed request id. */
@@ -51,14 +53,17 @@ async function readRows(db: Knex, accountId: string, filter: HistoryFilter, limi
   const query = db
     .from(inner.as('h'))
     .leftJoin('api_keys as k', 'k.id', 'h.key_id')
-    .select('h.*', 'k.name as key_name')
+    .select('h.*', 'k.name as key_name', 'k.purpose as key_purpose')
     .orderBy('h.id', 'desc')
     .limit(limit);
   if (filter.key !== undefined) query.where('h.key_id', filter.key);
   return query;
 }
 
-const keyedItem = (row: KeyedRow): CabinetHistoryItem => ({ ...historyItem(row), key_id: row.key_id ?? null, key_name: row.key_name ?? null });
+/** Which door a charge came through, by its key's purpose: the cabinet's key, the bot's, or an API key. */
+const sourceOf = (purpose: string | null): CabinetHistoryItem['source'] => (purpose === null ? null : purpose === 'cabinet' || purpose === 'bot' ? purpose : 'api');
+
+const keyedItem = (row: KeyedRow): CabinetHistoryItem => ({ ...historyItem(row), key_id: row.key_id ?? null, key_name: row.key_name ?? null, source: sourceOf(row.key_purpose ?? null) });
 
 /** One page: the /v1/history shape, its items with key_id and key_name. InvalidCursorError for a cursor it did not hand out. */
 export async function readCabinetHistory(db: Knex, accountId: string, filter: HistoryFilter, page: { limit: number; cursor?: string }): Promise<CabinetHistoryPage> {

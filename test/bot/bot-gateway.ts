@@ -20,7 +20,7 @@ export interface BotGateway {
 export async function startBotGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  options: { bot?: Record<string, unknown>; cabinet?: Record<string, unknown>; env?: Record<string, string>; now?: () => number; start?: boolean } = {},
+  options: { bot?: Record<string, unknown>; cabinet?: Record<string, unknown>; env?: Record<string, string>; now?: () => number; /** Run a job runner in the gateway (video, music). */ jobRunner?: boolean; /** More catalog models. */ models?: unknown[]; providers?: Record<string, unknown> } = {},
 ): Promise<BotGateway> {
   const api = await new FakeBotApi().start();
   t.teardown(() => api.close());
@@ -31,6 +31,9 @@ export async function startBotGateway(
     },
     env: { TEST_BOT_TOKEN: api.token, ...options.env },
     now: options.now,
+    jobRunner: options.jobRunner,
+    models: options.models,
+    providers: options.providers,
   });
   const waits: number[] = [];
   const bot = await startBot(gateway.services, { wait: async (ms) => void waits.push(ms) });

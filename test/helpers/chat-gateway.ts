@@ -15,7 +15,7 @@ export const testPrices = { per_1m_input_tokens: '10.00', per_1m_cached_input_to
 export async function startChatGateway(
   t: ExecutionContext,
   database: TestDatabase,
-  extra: { providers?: Record<string, unknown>; models?: unknown[]; /** More top-level config sections (bot, cabinet, …). */ raw?: Record<string, unknown>; server?: Record<string, unknown>; observability?: Record<string, unknown>; now?: () => number; logger?: Logger; env?: Record<string, string> } = {},
+  extra: { providers?: Record<string, unknown>; models?: unknown[]; /** More top-level config sections (bot, cabinet, …). */ raw?: Record<string, unknown>; /** Run a job runner in the gateway. */ jobRunner?: boolean; server?: Record<string, unknown>; observability?: Record<string, unknown>; now?: () => number; logger?: Logger; env?: Record<string, string> } = {},
 ): Promise<TestGateway & { simulatorUrl: string }> {
   const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
   t.teardown(() => simulator.close());
@@ -42,7 +42,7 @@ export async function startChatGateway(
     ];
   });
   const raw = { ...extra.raw, providers, models: [...models, ...(extra.models ?? [])], ...(extra.server ? { server: extra.server } : {}), ...(extra.observability ? { observability: extra.observability } : {}) };
-  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream', ...extra.env }, now: extra.now, logger: extra.logger });
+  const gateway = await startGateway(t, database, { raw, env: { TEST_UPSTREAM_KEY: 'sk-upstream', ...extra.env }, now: extra.now, logger: extra.logger, jobRunner: extra.jobRunner });
   return { ...gateway, simulatorUrl: simulator.url };
 }
 
