@@ -177,7 +177,7 @@ testOnBackends('a job that fails releases its hold and the user is told so; a bl
 });
 
 testOnBackends('a voice message is transcribed and answered; with spoken replies on, the answer also comes as a voice message', async (t, database) => {
-  const { api, gateway, bot } = await startMediaBot(t, database);
+  const { api, gateway } = await startMediaBot(t, database);
   const person = telegramUser(804);
   api.pushUpdate(api.message(person, '/start'));
   await eventually(() => sentTexts(api, 804).length >= 2, { what: 'the welcome' });
@@ -200,8 +200,11 @@ testOnBackends('a voice message is transcribed and answered; with spoken replies
   t.is(BigInt(transcription.charged_units), 270n);
   t.is(api.callsOf('sendVoice', 804).length, 0, 'not spoken while spoken replies are off');
 
-  // The settings' toggle (bot_users.spoken_replies).
-  await bot.runtime.deps.people.change(804, { spokenReplies: true });
+  // Switched on with the settings' toggle.
+  api.pushUpdate(api.message(person, '/settings'));
+  const settings = await eventually(() => api.callsOf('sendMessage', 804).find((call) => String(call.params.text).startsWith('Settings')), { what: 'the settings' });
+  api.pushUpdate(api.callback(person, 'set:spoken', (settings.answer!.result as { message_id: number }).message_id));
+  await eventually(async () => (await database.db('bot_users').where({ telegram_id: '804' }).first())?.spoken_replies, { what: 'spoken replies on' });
   api.addFile('voice-2', silentOggOpus(2));
   api.pushUpdate(voice('voice-2'));
   const spoken = await eventually(() => api.callsOf('sendVoice', 804)[0], { what: 'the spoken reply' });

@@ -22,6 +22,7 @@ import { ClientGoneError, type ResponseSink } from '../../pipeline/sink.js';
 import { formatRub } from '../../util/money.js';
 import { isUserGone } from '../deliver.js';
 import { StreamedReply } from '../streamed-reply.js';
+import { answerAloud } from './voice.js';
 import type { BotTexts } from '../texts.js';
 import type { LinkedAccount } from '../telegram-link.js';
 
@@ -36,7 +37,8 @@ export const chatFeature: BotFeature = (bot, deps) => {
     const account = await deps.accountOf(ctx);
     if (!account) return;
     const person = ctx.person!;
-    deps.background(ctx.chat.id, async () => void (await answer(deps, person, account, ctx.chat.id, text)));
+    // Spoken too when the user switched spoken replies on (voice.ts).
+    deps.background(ctx.chat.id, () => answerAloud(deps, person, account, ctx.chat.id, text));
   });
 };
 

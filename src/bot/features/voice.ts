@@ -4,7 +4,7 @@
 // answered like a typed message (chat.ts). A user who switched spoken replies on (the settings'
 // toggle, bot_users.spoken_replies) also gets the answer spoken: the default text-to-speech
 // model (the speech pipeline, as POST /v1/audio/speech: charged per character) in Ogg Opus,
-// sent with sendVoice. Spoken text is the answer's first 4096 characters (the speech limit).
+// sent with sendVoice — for typed messages too (chat.ts answers through answerAloud). Spoken text is the answer's first 4096 characters (the speech limit).
 import { InputFile } from 'grammy';
 import { speechBody, transcriptionFields } from '../../dialects/openai-media/audio.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -60,6 +60,11 @@ async function answerVoice(deps: BotDeps, person: Person, account: LinkedAccount
     return;
   }
   await api.sendMessage(chatId, mt.heard(text), { parse_mode: 'HTML' });
+  await answerAloud(deps, person, account, chatId, text);
+}
+
+/** `text` answered in the chat (chat.ts), and the answer spoken when the user switched spoken replies on. */
+export async function answerAloud(deps: BotDeps, person: Person, account: LinkedAccount, chatId: number, text: string): Promise<void> {
   const answered = await answer(deps, person, account, chatId, text);
   if (answered !== undefined && answered.trim() !== '' && person.settings.spokenReplies) await speak(deps, person, account, chatId, answered);
 }
