@@ -215,6 +215,9 @@ testOnBackends('a voice message is transcribed and answered; with spoken replies
   // 1350.00 ₽ per 1M characters of the answer spoken.
   const answer = String(api.callsOf('editMessageText', 804).at(-1)!.params.text).split('\n\n')[0]!;
   t.is(BigInt(speech.charged_units), (BigInt([...answer].length) * 13_500_000n + 999_999n) / 1_000_000n);
+  // A typed message's answer is spoken too while the switch is on.
+  api.pushUpdate(api.message(person, 'Hello there'));
+  await eventually(() => api.callsOf('sendVoice', 804).length >= 2, { what: 'the typed answer spoken' });
   await assertLedgerInvariants(t, database.db);
 });
 
