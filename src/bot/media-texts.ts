@@ -10,7 +10,6 @@ export function shownRub(units: bigint): string {
 }
 
 const en = {
-  mediaHelp: '/image <description> — an image\n/video <description> — a video\n/music <description> — a song\nA voice message is answered like a written one.',
   promptMissing: (command: string) => `Write what to make after the command, for example: /${command} a lighthouse at dawn`,
   quote: (what: string, prompt: string) => `${what}: <i>${escapeHtml(prompt)}</i>`,
   kindImage: 'Image',
@@ -35,7 +34,6 @@ const en = {
 export type MediaTexts = typeof en;
 
 const ru: MediaTexts = {
-  mediaHelp: '/image <описание> — картинка\n/video <описание> — видео\n/music <описание> — песня\nНа голосовое сообщение ответ придёт как на письменное.',
   promptMissing: (command) => `Напишите после команды, что сделать, например: /${command} маяк на рассвете`,
   quote: (what, prompt) => `${what}: <i>${escapeHtml(prompt)}</i>`,
   kindImage: 'Картинка',
