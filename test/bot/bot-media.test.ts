@@ -12,10 +12,12 @@ import { eventually } from '../helpers/eventually.js';
 import { FakeBotApi } from '../helpers/fake-bot-api.js';
 import { startGateway } from '../helpers/gateway.js';
 import { fastJobsConfig } from '../helpers/job-config.js';
+import { charges } from '../helpers/jobs.js';
+import { testClock } from '../helpers/clock.js';
 import { newMember, userLogin } from '../helpers/users.js';
 import { sentTexts, telegramUser } from './bot-gateway.js';
 
-async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabinet: Record<string, unknown> = { signup: 'open', signup_bonus: '200.00' }) {
+async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabinet: Record<string, unknown> = { signup: 'open', signup_bonus: '200.00' }, now?: () => number) {
   const api = await new FakeBotApi().start();
   t.teardown(() => api.close());
   const base = fastJobsConfig();
@@ -24,7 +26,7 @@ async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabine
     cabinet: { ...base.cabinet, ...cabinet },
     bot: { username: api.bot.username, token_env: 'TEST_BOT_TOKEN', api_url: api.url, default_model: 'sim/chat', edit_interval: '1ms' },
   };
-  const gateway = await startGateway(t, database, { raw, env: { TEST_BOT_TOKEN: api.token }, jobRunner: true });
+  const gateway = await startGateway(t, database, { raw, env: { TEST_BOT_TOKEN: api.token }, jobRunner: true, now });
   const bot = await startBot(gateway.services, { wait: async () => undefined });
   t.teardown(() => bot.stop());
   return { api, gateway, bot };
@@ -43,11 +45,6 @@ async function quoteOf(api: FakeBotApi, person: ReturnType<typeof telegramUser>,
   const call = await eventually(() => api.callsOf('sendMessage', person.id).slice(before).find((c) => c.params.reply_markup !== undefined), { what: `the quote of ${command}` });
   const button = (call.params.reply_markup as any).inline_keyboard[0][0] as { text: string; callback_data: string };
   return { text: String(call.params.text), button, messageId: (call.answer!.result as { message_id: number }).message_id };
-}
-
-async function charges(database: TestDatabase, accountId: string): Promise<bigint[]> {
-  const rows = await database.db('ledger_transactions').where({ account_id: accountId, kind: 'charge' }).orderBy('id');
-  return rows.map((row: any) => -BigInt(row.amount_units));
 }
 
 testOnBackends('an image is generated after its quote’s button is pressed: charged exactly the quote, sent as a photo and a document; a second press does nothing', async (t, database) => {
@@ -250,4 +247,20 @@ testOnBackends('a job still running when the bot stops is delivered by the next 
     'the video charged; the image charged and refunded',
   );
   await assertLedgerInvariants(t, database.db);
+});
+
+testOnBackends('a quote’s button pressed after an hour is refused as stale, and nothing is made or charged', async (t, database) => {
+  const clock = testClock({ running: true });
+  const { api, gateway } = await startMediaBot(t, database, undefined, clock.now);
+  const person = telegramUser(806);
+  api.pushUpdate(api.message(person, '/start'));
+  await eventually(() => sentTexts(api, 806).length >= 2, { what: 'the welcome' });
+  const accountId = await accountOf(gateway, 806);
+  const quote = await quoteOf(api, person, '/image a quiet harbour');
+  clock.advance(3_600_001);
+  api.pushUpdate(api.callback(person, quote.button.callback_data, quote.messageId));
+  const answered = await eventually(() => api.callsOf('answerCallbackQuery')[0], { what: 'the press answered' });
+  t.like(answered.params, { text: 'This offer has expired: send the request again for a fresh price.', show_alert: true });
+  t.is(api.callsOf('sendPhoto', 806).length, 0);
+  t.deepEqual(await charges(database, accountId), []);
 });

@@ -8,6 +8,7 @@
 // - a video or a song becomes a job (the job pipeline, with its hold): the bot says it is
 //   queued and delivers the result when the job ends (job-deliveries.ts, its own loop).
 // A price that changed between the quote and the press is quoted again, never charged unseen.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InlineKeyboard } from 'grammy';
 import { imageBody } from '../../dialects/openai-media/images.js';
 import { musicFields } from '../../dialects/openai-media/music.js';
@@ -34,6 +35,7 @@ export const mediaFeature: BotFeature = (bot, deps) => {
   const quotes = new MediaQuotes(services.db, services.now);
   const deliveries = new JobDeliveries(services.db, services.now);
   deps.track(() => runDeliveries(deps, deliveries));
+  deps.track(() => pruneQuotes(deps, quotes));
 
   bot.command(Object.keys(commands), async (ctx) => {
     const person = ctx.person!;
@@ -78,6 +80,14 @@ export const mediaFeature: BotFeature = (bot, deps) => {
     deps.background(quote.chatId, () => run(deps, quotes, deliveries, person, account, quote));
   });
 };
+
+/** Removes quotes past any use, hourly until the bot stops. */
+async function pruneQuotes(deps: BotDeps, quotes: MediaQuotes): Promise<void> {
+  while (!deps.stopping.aborted) {
+    await quotes.prune().catch((error: unknown) => deps.services.logger.warn({ err: error }, 'old bot quotes could not be removed'));
+    await sleep(3_600_000, undefined, { signal: deps.stopping }).catch(() => undefined);
+  }
+}
 
 function textsOf(person: Person): MediaTexts {
   return mediaTexts[person.settings.language];
