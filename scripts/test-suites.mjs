@@ -11,6 +11,7 @@ export const processSuites = [
   'test/cabinet/cabinet-cli.test.ts',
   'test/cli/admin-token-scopes.test.ts',
   'test/cli/backup-restore.test.ts',
+  'test/cli/bot-cli.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/error-catalog.test.ts',
   'test/cli/files-cli.test.ts',

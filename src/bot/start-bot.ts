@@ -91,7 +91,25 @@ async function startTaking(services: ServerServices, config: BotConfig, options:
     webhookUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     await bot.api.setWebhook(`${webhook.publicUrl}${webhook.path}`, { secret_token: webhook.secretToken, allowed_updates: ['message', 'callback_query'] });
   } else {
-    polling = bot.start({ allowed_updates: ['message', 'callback_query'] }).catch((error: unknown) => services.logger.error({ err: error }, 'the bot stopped taking updates'));
+    // Announced once polling runs (the webhook removed): a failure before that fails the start.
+    await new Promise<void>((resolve, reject) => {
+      let started = false;
+      polling = bot
+        .start({
+          allowed_updates: ['message', 'callback_query'],
+          onStart: () => {
+            started = true;
+            resolve();
+          },
+        })
+        .catch((error: unknown) => {
+          if (!started) reject(error);
+          else services.logger.error({ err: error }, 'the bot stopped taking updates');
+        });
+    }).catch((error: unknown) => {
+      clearInterval(pruner);
+      throw error;
+    });
   }
   services.logger.info({ bot: bot.botInfo.username, mode: config.mode, ...(webhookUrl ? { webhook_listen: webhookUrl } : {}) }, 'bot started');
   let stopping: Promise<void> | undefined;

@@ -33,7 +33,7 @@ export async function startProcess(args: string[], env: Record<string, string>):
   const line = await new Promise<Record<string, string>>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
-      // The line with url (serve) or runner (worker); log lines are JSON too (a process starting
+      // The line with url (serve), runner (worker) or bot (bot); log lines are JSON too (a process starting
       // while Redis is down says so first), and the last piece may be a line not yet complete.
       for (const candidate of output.split('\n').slice(0, -1)) {
         if (!candidate.startsWith('{')) continue;
@@ -43,7 +43,7 @@ export async function startProcess(args: string[], env: Record<string, string>):
         } catch {
           continue; // stderr interleaved into a line: not the one
         }
-        if (parsed.url !== undefined || parsed.runner !== undefined) return resolve(parsed);
+        if (parsed.url !== undefined || parsed.runner !== undefined || parsed.bot !== undefined) return resolve(parsed);
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
