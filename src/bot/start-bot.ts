@@ -18,6 +18,7 @@ import { listenFailure } from '../util/listen-failure.js';
 import { type BotFeature, type BotOptions, botIdOf, createBot, type BotRuntime } from './bot-app.js';
 import { lockBot } from './bot-lock.js';
 import { botFeatures } from './features/index.js';
+import { botTexts } from './texts.js';
 import { pruneClaims } from './update-claims.js';
 
 export interface RunningBot {
@@ -70,6 +71,11 @@ async function startTaking(services: ServerServices, config: BotConfig, options:
   const runtime = createBot(services, config, config.token!, options.features ?? botFeatures, options);
   const { bot } = runtime;
   await bot.init();
+  // The command menu, in Russian for Russian-speaking users and English for everyone else; a failure only warns.
+  await Promise.all([
+    bot.api.setMyCommands(botTexts.en.menu),
+    bot.api.setMyCommands(botTexts.ru.menu, { language_code: 'ru' }),
+  ]).catch((error: unknown) => services.logger.warn({ err: error }, "the bot's command menu could not be set"));
   const pruner = setInterval(() => {
     pruneClaims(services.db, services.now()).catch((error: unknown) => services.logger.warn({ err: error }, 'old bot update claims could not be removed'));
   }, 3_600_000);

@@ -16,6 +16,16 @@ export function escapeHtml(text: string): string {
 }
 
 const en = {
+  /** The command menu Telegram shows (setMyCommands). */
+  menu: [
+    { command: 'new', description: 'Start a new conversation' },
+    { command: 'models', description: 'Models and prices' },
+    { command: 'settings', description: 'Model, language, prices' },
+    { command: 'balance', description: 'Your balance' },
+    { command: 'topup', description: 'Add money' },
+    { command: 'history', description: 'Recent charges' },
+    { command: 'help', description: 'What I can do' },
+  ] as { command: string; description: string }[],
   welcome: (name: string) =>
     `Hello, ${escapeHtml(name)}! Write me anything and a model will answer.\n\n/new — start a new conversation\n/models — models and prices\n/settings — model, language, prices\n/balance — your balance\n/topup — add money\n/history — recent charges\n/help — this list`,
   welcomeNew: (name: string) => `Welcome, ${escapeHtml(name)}! Your account is ready.`,
@@ -61,6 +71,15 @@ const en = {
 export type BotTexts = typeof en;
 
 const ru: BotTexts = {
+  menu: [
+    { command: 'new', description: 'Начать новый разговор' },
+    { command: 'models', description: 'Модели и цены' },
+    { command: 'settings', description: 'Модель, язык, цены' },
+    { command: 'balance', description: 'Баланс' },
+    { command: 'topup', description: 'Пополнить' },
+    { command: 'history', description: 'Последние списания' },
+    { command: 'help', description: 'Что я умею' },
+  ],
   welcome: (name) =>
     `Здравствуйте, ${escapeHtml(name)}! Напишите что угодно, и модель ответит.\n\n/new — начать новый разговор\n/models — модели и цены\n/settings — модель, язык, цены\n/balance — баланс\n/topup — пополнить\n/history — последние списания\n/help — этот список`,
   welcomeNew: (name) => `Добро пожаловать, ${escapeHtml(name)}! Аккаунт создан.`,
