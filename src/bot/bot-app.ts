@@ -52,6 +52,8 @@ export interface BotDeps {
   userGone(telegramId: number | string): Promise<void>;
   /** The user's settings as they are now (after a change). */
   reload(ctx: BotContext): Promise<Person>;
+  /** Aborted when the bot stops: a feature's own loop (the job deliveries) ends on it. */
+  readonly stopping: AbortSignal;
 }
 
 export type BotFeature = (bot: Bot<BotContext>, deps: BotDeps) => void;
@@ -59,7 +61,7 @@ export type BotFeature = (bot: Bot<BotContext>, deps: BotDeps) => void;
 export interface BotRuntime {
   readonly bot: Bot<BotContext>;
   readonly deps: BotDeps;
-  /** Waits for the background work in flight (a stop's drain). */
+  /** A stop's drain: the features' loops are told to end (deps.stopping), and the background work in flight is waited for. */
   idle(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export function createBot(services: ServerServices, config: BotConfig, token: st
   const links = new TelegramLinks(db, services.users, services.config.cabinet.linkTtlMs, now);
   const chains = new Map<number, Promise<void>>();
   const running = new Set<Promise<void>>();
+  const stopping = new AbortController();
 
   const personOf = async (ctx: BotContext): Promise<Person> => {
     const from = ctx.from!;
@@ -144,6 +147,7 @@ export function createBot(services: ServerServices, config: BotConfig, token: st
       ctx.person = person;
       return person;
     },
+    stopping: stopping.signal,
   };
 
   // An update is handled once (update-claims.ts), whether it came by polling or by webhook.
@@ -169,6 +173,7 @@ export function createBot(services: ServerServices, config: BotConfig, token: st
     bot,
     deps,
     async idle() {
+      stopping.abort();
       while (running.size > 0) await Promise.allSettled([...running]);
     },
   };

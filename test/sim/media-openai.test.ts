@@ -140,7 +140,7 @@ test('audio.speech: a valid MP3 whose frames last max(1, chars/15) / speed secon
   await t.throwsAsync(openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x [[sim:status=500]]' }), { instanceOf: OpenAI.InternalServerError });
 });
 
-test('audio.transcriptions: the MP3 from speech is measured from its frames; json, text, srt, vtt, verbose_json', async (t) => {
+test('audio.transcriptions: the MP3 from speech is measured from its frames, WAV from its header, Ogg Opus from its granule; json, text, srt, vtt, verbose_json', async (t) => {
   const { openai } = await startTestSimulator(t);
   const input = 'x'.repeat(75); // 5 seconds
   const mp3 = Buffer.from(await (await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input })).arrayBuffer());
@@ -164,6 +164,10 @@ test('audio.transcriptions: the MP3 from speech is measured from its frames; jso
   const wav = Buffer.from(await (await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x'.repeat(45), response_format: 'wav' })).arrayBuffer());
   const fromWav = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(wav, 'a.wav'), response_format: 'text' });
   t.is(fromWav as unknown, 'Simulated transcript of 3.0 seconds of audio.\n');
+  // Ogg Opus (a Telegram voice message) from its last granule less the pre-skip.
+  const opus = Buffer.from(await (await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x'.repeat(30), response_format: 'opus' })).arrayBuffer());
+  const fromOpus = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(opus, 'voice.ogg'), response_format: 'text' });
+  t.is(fromOpus as unknown, 'Simulated transcript of 2.0 seconds of audio.\n');
 
   await t.throwsAsync(openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.from('not audio at all'), 'a.mp3') }), {
     instanceOf: OpenAI.BadRequestError,

@@ -22,6 +22,7 @@ import { ClientGoneError, type ResponseSink } from '../../pipeline/sink.js';
 import { formatRub } from '../../util/money.js';
 import { isUserGone } from '../deliver.js';
 import { StreamedReply } from '../streamed-reply.js';
+import { answerAloud } from './voice.js';
 import type { BotTexts } from '../texts.js';
 import type { LinkedAccount } from '../telegram-link.js';
 
@@ -36,7 +37,8 @@ export const chatFeature: BotFeature = (bot, deps) => {
     const account = await deps.accountOf(ctx);
     if (!account) return;
     const person = ctx.person!;
-    deps.background(ctx.chat.id, () => answer(deps, person, account, ctx.chat.id, text));
+    // Spoken too when the user switched spoken replies on (voice.ts).
+    deps.background(ctx.chat.id, () => answerAloud(deps, person, account, ctx.chat.id, text));
   });
 };
 
@@ -47,7 +49,8 @@ export function chatModelOf(deps: BotDeps, person: Person): string {
   return deps.config.defaultModel;
 }
 
-async function answer(deps: BotDeps, person: Person, account: LinkedAccount, chatId: number, text: string): Promise<void> {
+/** Answers `text` in the chat (a typed message, or a voice message's transcript); the answer as delivered, or undefined when none was. */
+export async function answer(deps: BotDeps, person: Person, account: LinkedAccount, chatId: number, text: string): Promise<string | undefined> {
   const { services, api, config } = deps;
   const { t } = person;
   const model = chatModelOf(deps, person);
@@ -101,6 +104,7 @@ async function answer(deps: BotDeps, person: Person, account: LinkedAccount, cha
     return;
   }
   await deps.conversations.save(chatId, [...messages, { role: 'assistant', content: reply.text }]);
+  return reply.text;
 }
 
 async function refund(deps: BotDeps, account: LinkedAccount, requestId: string): Promise<void> {
@@ -113,7 +117,7 @@ async function refund(deps: BotDeps, account: LinkedAccount, requestId: string):
 }
 
 /** What the user reads for a refusal before any output (no money, a limit, a key that may not). */
-async function refusalText(deps: BotDeps, account: LinkedAccount, t: BotTexts, error: unknown): Promise<string> {
+export async function refusalText(deps: BotDeps, account: LinkedAccount, t: BotTexts, error: unknown): Promise<string> {
   if (!(error instanceof GatewayError)) {
     deps.services.logger.error({ err: error }, 'a bot chat failed');
     return t.somethingWrong;

@@ -4,7 +4,9 @@
 import type { BotFeature } from '../bot-app.js';
 import { accountFeature } from './account.js';
 import { chatFeature } from './chat.js';
+import { mediaFeature } from './media.js';
 import { settingsFeature } from './settings.js';
 import { startFeature } from './start.js';
+import { voiceFeature } from './voice.js';
 
-export const botFeatures: readonly BotFeature[] = [startFeature, accountFeature, settingsFeature, chatFeature];
+export const botFeatures: readonly BotFeature[] = [startFeature, accountFeature, settingsFeature, mediaFeature, voiceFeature, chatFeature];

@@ -15,7 +15,7 @@ import { readMp3Info, silentMp3 } from './mp3.js';
 import { readWavInfo, silentPcm, silentWav } from './wav.js';
 import { silentAdtsAac } from './adts.js';
 import { silentFlac } from './flac.js';
-import { silentOggOpus } from './ogg-opus.js';
+import { oggOpusSeconds, silentOggOpus } from './ogg-opus.js';
 
 export const maxSpeechInputChars = 4096;
 /** OpenAI's upload limit for transcriptions (25 MB). */
@@ -53,16 +53,18 @@ export async function handleSpeech(context: SimContext): Promise<void> {
 }
 
 export interface MeasuredAudio {
-  readonly format: 'mp3' | 'wav';
+  readonly format: 'mp3' | 'wav' | 'ogg';
   readonly seconds: number;
 }
 
-/** Duration of a WAV or MPEG audio file, or undefined when the bytes are neither. */
+/** Duration of a WAV, MPEG or Ogg Opus audio file (a Telegram voice message), or undefined when the bytes are none of them. */
 export function measureAudio(bytes: Uint8Array): MeasuredAudio | undefined {
   const wav = readWavInfo(bytes);
   if (wav) return { format: 'wav', seconds: wav.seconds };
   const mp3 = readMp3Info(bytes);
   if (mp3 && mp3.frames > 0) return { format: 'mp3', seconds: mp3.seconds };
+  const ogg = oggOpusSeconds(bytes);
+  if (ogg !== undefined) return { format: 'ogg', seconds: ogg };
   return undefined;
 }
 
@@ -86,7 +88,7 @@ export async function handleTranscriptions(context: SimContext): Promise<void> {
   optionalNumber(fields.get('temperature'), 'temperature', 0, 1);
   if (fields.get('stream') === 'true') throw invalid('stream: streamed transcriptions are not supported by the simulator', 'stream');
   const audio = measureAudio(file.data);
-  if (!audio) throw invalid('could not decode audio: the simulator reads WAV and MP3 files', 'file');
+  if (!audio) throw invalid('could not decode audio: the simulator reads WAV, MP3 and Ogg Opus files', 'file');
   if (!(await applyFaults(context, prompt ?? ''))) return;
 
   const seconds = audio.seconds;

@@ -70,3 +70,17 @@ export function silentOggOpus(seconds: number, inputSampleRate = 24_000): Buffer
   }
   return Buffer.concat(pages);
 }
+
+/**
+ * The length of an Ogg Opus stream (a Telegram voice message), or undefined when the bytes are
+ * not one: the last page's granule position (48 kHz samples) less the OpusHead's pre-skip.
+ */
+export function oggOpusSeconds(bytes: Uint8Array): number | undefined {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (data.length < 47 || data.toString('latin1', 0, 4) !== 'OggS' || data.toString('latin1', 28, 36) !== 'OpusHead') return undefined;
+  const skip = data.readUInt16LE(38);
+  const last = data.lastIndexOf('OggS', data.length - 27, 'latin1');
+  if (last < 0) return undefined;
+  const granule = Number(data.readBigUInt64LE(last + 6));
+  return Math.max(0, granule - skip) / 48_000;
+}
