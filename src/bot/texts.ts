@@ -19,6 +19,9 @@ const en = {
   /** The command menu Telegram shows (setMyCommands). */
   menu: [
     { command: 'new', description: 'Start a new conversation' },
+    { command: 'image', description: 'Draw a picture: /image <prompt>' },
+    { command: 'video', description: 'Make a video: /video <prompt>' },
+    { command: 'music', description: 'Make a song: /music <prompt>' },
     { command: 'models', description: 'Models and prices' },
     { command: 'settings', description: 'Model, language, prices' },
     { command: 'balance', description: 'Your balance' },
@@ -27,9 +30,9 @@ const en = {
     { command: 'help', description: 'What I can do' },
   ] as { command: string; description: string }[],
   welcome: (name: string) =>
-    `Hello, ${escapeHtml(name)}! Write me anything and a model will answer.\n\n/new — start a new conversation\n/models — models and prices\n/settings — model, language, prices\n/balance — your balance\n/topup — add money\n/history — recent charges\n/help — this list`,
+    `Hello, ${escapeHtml(name)}! Write me anything and a model will answer.\n\n/new — start a new conversation\n/image &lt;prompt&gt; — a picture\n/video &lt;prompt&gt; — a video\n/music &lt;prompt&gt; — a song\n/models — models and prices\n/settings — model, language, prices\n/balance — your balance\n/topup — add money\n/history — recent charges\n/help — this list`,
   welcomeNew: (name: string) => `Welcome, ${escapeHtml(name)}! Your account is ready.`,
-  help: '/new — start a new conversation\n/models — models and prices\n/settings — model, language, prices\n/balance — your balance\n/topup — add money\n/history — recent charges\n/unlink — disconnect this Telegram from your account',
+  help: '/new — start a new conversation\n/image <prompt> — a picture\n/video <prompt> — a video\n/music <prompt> — a song\n/models — models and prices\n/settings — model, language, prices\n/balance — your balance\n/topup — add money\n/history — recent charges\n/unlink — disconnect this Telegram from your account',
   notLinked: (cabinetUrl: string) =>
     `This Telegram is not connected to an account yet.\n\nSign in to your account at ${escapeHtml(cabinetUrl)}, open "Profile" and press "Connect Telegram", then follow the link it gives.`,
   signupRefused: 'New accounts cannot be opened here. Ask the service operator for an account, then connect Telegram from it.',
@@ -73,6 +76,9 @@ export type BotTexts = typeof en;
 const ru: BotTexts = {
   menu: [
     { command: 'new', description: 'Начать новый разговор' },
+    { command: 'image', description: 'Нарисовать: /image <описание>' },
+    { command: 'video', description: 'Снять видео: /video <описание>' },
+    { command: 'music', description: 'Сочинить песню: /music <описание>' },
     { command: 'models', description: 'Модели и цены' },
     { command: 'settings', description: 'Модель, язык, цены' },
     { command: 'balance', description: 'Баланс' },
@@ -81,9 +87,9 @@ const ru: BotTexts = {
     { command: 'help', description: 'Что я умею' },
   ],
   welcome: (name) =>
-    `Здравствуйте, ${escapeHtml(name)}! Напишите что угодно, и модель ответит.\n\n/new — начать новый разговор\n/models — модели и цены\n/settings — модель, язык, цены\n/balance — баланс\n/topup — пополнить\n/history — последние списания\n/help — этот список`,
+    `Здравствуйте, ${escapeHtml(name)}! Напишите что угодно, и модель ответит.\n\n/new — начать новый разговор\n/image &lt;описание&gt; — картинка\n/video &lt;описание&gt; — видео\n/music &lt;описание&gt; — песня\n/models — модели и цены\n/settings — модель, язык, цены\n/balance — баланс\n/topup — пополнить\n/history — последние списания\n/help — этот список`,
   welcomeNew: (name) => `Добро пожаловать, ${escapeHtml(name)}! Аккаунт создан.`,
-  help: '/new — начать новый разговор\n/models — модели и цены\n/settings — модель, язык, цены\n/balance — баланс\n/topup — пополнить\n/history — последние списания\n/unlink — отвязать этот Telegram от аккаунта',
+  help: '/new — начать новый разговор\n/image <описание> — картинка\n/video <описание> — видео\n/music <описание> — песня\n/models — модели и цены\n/settings — модель, язык, цены\n/balance — баланс\n/topup — пополнить\n/history — последние списания\n/unlink — отвязать этот Telegram от аккаунта',
   notLinked: (cabinetUrl) =>
     `Этот Telegram ещё не привязан к аккаунту.\n\nВойдите в личный кабинет на ${escapeHtml(cabinetUrl)}, откройте «Профиль» и нажмите «Подключить Telegram», затем перейдите по ссылке.`,
   signupRefused: 'Новые аккаунты здесь не открываются. Попросите аккаунт у оператора сервиса и подключите к нему Telegram.',
