@@ -22,8 +22,8 @@ testOnBackends('a second gateway bot on the same token refuses to start while th
   t.like(first.announced, { bot: api.bot.username, mode: 'polling' });
   t.true(api.callsOf('deleteWebhook').length >= 1, 'polling starts by removing any webhook');
   t.deepEqual(api.callsOf('setMyCommands').map((call) => [call.params.language_code ?? null, (call.params.commands as { command: string }[]).map((entry) => entry.command).join(',')]).sort(), [
-    ['ru', 'new,models,settings,balance,topup,history,help'],
-    [null, 'new,models,settings,balance,topup,history,help'],
+    ['ru', 'new,image,video,music,models,settings,balance,topup,history,help'],
+    [null, 'new,image,video,music,models,settings,balance,topup,history,help'],
   ].sort() as never);
 
   const second = await runCli(['bot', '--json'], env);
