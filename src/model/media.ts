@@ -74,6 +74,16 @@ export interface SpeechRequest {
   readonly instructions?: string;
 }
 
+/** What each speech format is called when the upstream does not say (or says only octet-stream). */
+export const speechMediaTypes: Readonly<Record<SpeechRequest['format'], string>> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
+
 export interface SpeechResult {
   readonly audio: Uint8Array;
   /** audio/mpeg for mp3, audio/wav… */

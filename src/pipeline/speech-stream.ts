@@ -14,9 +14,8 @@ import { speechDeltaEvents, speechDoneEvent, speechErrorEvent } from '../dialect
 import type { SpeechBody } from '../dialects/openai-media/audio.js';
 import { encodeOpenaiError } from '../dialects/shared/openai-error.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { SpeechRequest } from '../model/media.js';
+import { type SpeechRequest, speechMediaTypes } from '../model/media.js';
 import { countTextTokens } from '../model/token-estimate.js';
-import { speechMediaTypes } from '../vendors/openai/audio.js';
 import { mediaAdapterFor } from '../vendors/registry.js';
 import { quoteSpeech, speechCharge } from './audio.js';
 import { chargedMediaCall, resolveMediaModel, type MediaCaller, type MediaEvents, type MediaServices } from './media.js';

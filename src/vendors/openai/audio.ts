@@ -2,20 +2,10 @@
 // back with an audio content-type. Transcriptions: multipart to `${baseUrl}/audio/transcriptions`;
 // the answer is JSON for json/verbose_json and text for text/srt/vtt, and goes back to the
 // client as the upstream gave it.
-import type { SpeechRequest, SpeechResult, TranscriptionRequest, TranscriptionResult } from '../../model/media.js';
+import { type SpeechRequest, type SpeechResult, speechMediaTypes, type TranscriptionRequest, type TranscriptionResult } from '../../model/media.js';
 import { isObject, stringOf } from '../shared/json.js';
 import type { MediaOperation } from '../media-types.js';
 import { appendFields, appendFile, bearer, defined, headerOf, invalidResponse, joinUrl, jsonOf, mediaTypeOf, textOf } from '../shared/wire.js';
-
-/** What each speech format is called when the upstream does not say (or says only octet-stream). */
-export const speechMediaTypes: Readonly<Record<SpeechRequest['format'], string>> = {
-  mp3: 'audio/mpeg',
-  opus: 'audio/opus',
-  aac: 'audio/aac',
-  flac: 'audio/flac',
-  wav: 'audio/wav',
-  pcm: 'audio/pcm',
-};
 
 export const speechOperation: MediaOperation<SpeechRequest, SpeechResult> = {
   build: (request, target) => ({
