@@ -18,8 +18,12 @@ testOnBackends('users ls, show, disable and enable through the CLI', async (t, d
   const accounts = new Accounts(database.db);
   const shop = await accounts.create('shop');
   const other = await accounts.create('other');
-  const users = new Users(database.db, Date.now);
-  const members = new AccountMembers(database.db, Date.now);
+  // Users are listed by creation time, then id: a clock that moves on between the two inserts
+  // keeps the owner first (ids made in the same millisecond order at random).
+  let now = Date.now();
+  const clock = () => now++;
+  const users = new Users(database.db, clock);
+  const members = new AccountMembers(database.db, clock);
   const [owner, helper] = await database.db.transaction(async (trx) => {
     const made = [
       await users.insert(trx, { email: 'owner@shop.test', emailVerified: true, passwordHash: null, name: 'Owner', locale: 'ru' }),
