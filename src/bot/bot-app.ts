@@ -20,6 +20,7 @@ import { isUserGone, retryAfterTransformer, type Wait } from './deliver.js';
 import { type LinkedAccount, TelegramLinks } from './telegram-link.js';
 import { type BotTexts, botTexts } from './texts.js';
 import { claimUpdate } from './update-claims.js';
+import { telegramUploadLimitBytes } from './upload-limit.js';
 
 /** Who wrote, as the bot knows them: their settings and the texts in their language. */
 export interface Person {
@@ -54,6 +55,8 @@ export interface BotDeps {
   reload(ctx: BotContext): Promise<Person>;
   /** Aborted when the bot stops: a feature's own loop (the job deliveries) ends on it. */
   readonly stopping: AbortSignal;
+  /** The largest file the bot uploads; a larger one is sent as a download link (job-deliveries.ts). */
+  readonly uploadLimitBytes: number;
 }
 
 export type BotFeature = (bot: Bot<BotContext>, deps: BotDeps) => void;
@@ -68,6 +71,8 @@ export interface BotRuntime {
 export interface BotOptions {
   /** The wait before retrying a 429 (tests pass one that returns at once). */
   readonly wait?: Wait;
+  /** The largest file the bot uploads (default Telegram's 50 MB; tests pass a small one). */
+  readonly uploadLimitBytes?: number;
 }
 
 /** The bot id of a token: the part before the colon (public; what the lock and update claims key on). */
@@ -148,6 +153,7 @@ export function createBot(services: ServerServices, config: BotConfig, token: st
       return person;
     },
     stopping: stopping.signal,
+    uploadLimitBytes: options.uploadLimitBytes ?? telegramUploadLimitBytes,
   };
 
   // An update is handled once (update-claims.ts), whether it came by polling or by webhook.

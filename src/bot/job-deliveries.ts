@@ -4,7 +4,9 @@
 // `deliveryPollMs`, reads their jobs (whichever process ran them: the rows are the truth, as
 // for GET /v1/videos/{id}), and delivers each one that ended:
 // - completed: the files, each within Telegram's 50 MB upload limit sent (sendVideo, a song's
-//   tracks as one sendAudio each), a larger one as a link to it in the cabinet;
+//   tracks as one sendAudio each), a larger one as a download link (src/cabinet/file-links.ts)
+//   that opens without a session: a user who came through the bot has no cabinet login, and a
+//   link tapped in Telegram carries no cookie anyway;
 // - failed or cancelled: the user is told in plain words (the job's end released its hold);
 // - the user blocked the bot (a 403, or marked blocked already): nothing is sent, the row is
 //   closed; the job itself is untouched — it was charged as the pipeline charges;
@@ -15,6 +17,7 @@ import { InputFile } from 'grammy';
 import type { Knex } from 'knex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from '../jobs/job.js';
+import { FileLinks, fileLinkUrl } from '../cabinet/file-links.js';
 
 import type { BotDeps } from './bot-app.js';
 import { isUserGone } from './deliver.js';
@@ -22,8 +25,6 @@ import { kindName, mediaTexts, type MediaTexts, shownRub } from './media-texts.j
 import { type BotLanguage } from './texts.js';
 import { refundUndelivered } from './refund-undelivered.js';
 
-/** Telegram's limit on a file a bot uploads (sendVideo, sendAudio, sendDocument). */
-export const uploadLimitBytes = 50 * 1024 * 1024;
 /** How often the pending deliveries are looked at. */
 export const deliveryPollMs = 500;
 /** Rounds a delivery Telegram keeps refusing (not a block) is tried before it is given up. */
@@ -128,8 +129,9 @@ async function send(deps: BotDeps, chatId: number, t: MediaTexts, job: Job): Pro
   let outcome: DeliveryOutcome = 'delivered';
   for (const [index, file] of files.entries()) {
     const last = index === files.length - 1;
-    if (file.bytes > uploadLimitBytes) {
-      await api.sendMessage(chatId, t.tooLarge(what, `${services.config.cabinet.publicUrl}/cabinet/api/files/${file.id}/content`), { parse_mode: 'HTML' });
+    if (file.bytes > deps.uploadLimitBytes) {
+      const link = await new FileLinks(services.db, services.now).create({ accountId: job.accountId, fileId: file.id }, deps.config.downloadLinkTtlMs);
+      await api.sendMessage(chatId, t.tooLarge(what, fileLinkUrl(services.config.cabinet.publicUrl, link.token), link.expiresAt), { parse_mode: 'HTML' });
       outcome = 'link';
       continue;
     }

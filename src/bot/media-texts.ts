@@ -9,6 +9,9 @@ export function shownRub(units: bigint): string {
   return formatRub(units).replace(/(\.\d\d\d*?)0+$/, '$1');
 }
 
+/** A moment as "2026-12-02 14:05" (UTC): when a download link stops working. */
+const utcMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
 const en = {
   promptMissing: (command: string) => `Write what to make after the command, for example: /${command} a lighthouse at dawn`,
   quote: (what: string, prompt: string) => `${what}: <i>${escapeHtml(prompt)}</i>`,
@@ -24,7 +27,7 @@ const en = {
   imageCaption: (rub: string) => `Cost: ${rub} ₽`,
   queued: (what: string) => `${what} is queued. I will send it here when it is ready.`,
   jobFailed: (what: string) => `${what} could not be made: the service failed to produce it. Nothing was charged; you can try again.`,
-  tooLarge: (what: string, url: string) => `${what} is ready but too large for Telegram. Download it from your account: ${escapeHtml(url)}`,
+  tooLarge: (what: string, url: string, until: number) => `${what} is ready but too large for Telegram. Download it here (the link works until ${utcMinute(until)} UTC): ${escapeHtml(url)}`,
   notDelivered: 'The result could not be delivered here. Its charge has been returned to your balance.',
   voiceUnreadable: 'I could not make out this voice message. Nothing was charged for it.',
   heard: (text: string) => `🎙 <i>${escapeHtml(text)}</i>`,
@@ -48,7 +51,7 @@ const ru: MediaTexts = {
   imageCaption: (rub) => `Стоимость: ${rub} ₽`,
   queued: (what) => `${what}: задание в очереди. Пришлю сюда, когда будет готово.`,
   jobFailed: (what) => `${what}: не получилось — сервис не смог это сделать. Ничего не списано; можно попробовать ещё раз.`,
-  tooLarge: (what, url) => `${what}: готово, но файл слишком велик для Telegram. Скачайте его в кабинете: ${escapeHtml(url)}`,
+  tooLarge: (what, url, until) => `${what}: готово, но файл слишком велик для Telegram. Скачайте его по ссылке (действует до ${utcMinute(until)} UTC): ${escapeHtml(url)}`,
   notDelivered: 'Результат не удалось доставить сюда. Списанная сумма возвращена на баланс.',
   voiceUnreadable: 'Не удалось разобрать это голосовое сообщение. Ничего не списано.',
   heard: (text) => `🎙 <i>${escapeHtml(text)}</i>`,

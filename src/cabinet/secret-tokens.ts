@@ -1,9 +1,9 @@
 // The cabinet's bearer secrets: a readable prefix (gwl_ login link, gws_ session cookie, gwa_
-// admin token, gwe_ email link, gwi_ sign-up invite code, gwt_ Telegram link) and 256 random bits in base64url. Only their sha256 is stored (like
+// admin token, gwe_ email link, gwi_ sign-up invite code, gwt_ Telegram link, gwf_ file download link) and 256 random bits in base64url. Only their sha256 is stored (like
 // api_keys.hash), so a copy of the database opens nothing. Pure.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SecretPrefix = 'gwl_' | 'gws_' | 'gwa_' | 'gwe_' | 'gwi_' | 'gwt_';
+export type SecretPrefix = 'gwl_' | 'gws_' | 'gwa_' | 'gwe_' | 'gwi_' | 'gwt_' | 'gwf_';
 
 export function newSecret(prefix: SecretPrefix): string {
   return `${prefix}${randomBytes(32).toString('base64url')}`;

@@ -155,6 +155,7 @@ export interface BotConfig {
   readonly topupContact: string | undefined;
   readonly editIntervalMs: number;
   readonly lockHeartbeatMs: number;
+  readonly downloadLinkTtlMs: number;
 }
 
 /** cabinet.telegram_login (src/users/telegram-login.ts). */
@@ -581,6 +582,7 @@ function botConfig(bot: NonNullable<ConfigFile['bot']>, env: NodeJS.ProcessEnv):
     topupContact: bot.topup_contact,
     editIntervalMs: parseDuration(bot.edit_interval),
     lockHeartbeatMs: parseDuration(bot.lock_heartbeat),
+    downloadLinkTtlMs: parseDuration(bot.download_link_ttl),
   };
 }
 

@@ -420,6 +420,8 @@ export const configSchema = z.strictObject({
       edit_interval: durationString.default('1s'),
       /** A running bot renews its hold on the token this often; another bot may take it after three missed renewals. */
       lock_heartbeat: durationString.default('10s'),
+      /** How long a download link the bot sends for a result too large for Telegram opens its file. */
+      download_link_ttl: durationString.default('3d'),
     })
     .superRefine((bot, context) => {
       if (bot.mode === 'webhook' && bot.webhook === undefined) context.addIssue({ code: 'custom', path: ['webhook'], message: 'mode: webhook needs a webhook block (public_url, secret_token_env)' });

@@ -20,6 +20,7 @@ import { createTranscription, priceTranscription } from './routes/transcriptions
 import { upscaleImage } from './routes/upscale.js';
 import { listHistory } from './routes/history.js';
 import { fileContent, keepFile, listFiles, retrieveFile } from './routes/files.js';
+import { fileByLink } from './routes/file-links.js';
 import { generationContent, listGenerations, retrieveGeneration } from './routes/generations.js';
 import { createMusic, musicContent, priceMusic, retrieveMusic } from './routes/music.js';
 import { priceVideoUpscale, upscaleVideo } from './routes/video-upscale.js';
@@ -127,6 +128,8 @@ export const routeTable: readonly RouteDefinition[] = [
   { method: 'GET', path: '/cabinet/api/telegram/callback', auth: 'none', scope: null, handler: telegramCallback },
   // Payment providers' notifications (routes/payment-notifications.ts): public, checked by each provider's adapter, never credited from the body.
   { method: 'POST', path: '/payments/:provider/notifications', auth: 'none', scope: null, rateLimited: false, handler: paymentNotification },
+  // Download links (routes/file-links.ts): public, the token in the path is the credential; not rate limited, as file content is not.
+  { method: 'GET', path: '/download/:token', auth: 'none', scope: null, rateLimited: false, handler: fileByLink },
   { method: 'GET', path: '/v1/models', auth: 'none', scope: null, handler: listModels },
   { method: 'GET', path: '/v1/models/{*model}', auth: 'none', scope: null, handler: retrieveModel },
   { method: 'GET', path: '/v1/history', auth: 'key', scope: null, handler: listHistory },

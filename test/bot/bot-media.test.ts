@@ -17,7 +17,7 @@ import { testClock } from '../helpers/clock.js';
 import { newMember, userLogin } from '../helpers/users.js';
 import { sentTexts, telegramUser } from './bot-gateway.js';
 
-async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabinet: Record<string, unknown> = { signup: 'open', signup_bonus: '200.00' }, now?: () => number) {
+async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabinet: Record<string, unknown> = { signup: 'open', signup_bonus: '200.00' }, now?: () => number, uploadLimitBytes?: number) {
   const api = await new FakeBotApi().start();
   t.teardown(() => api.close());
   const base = fastJobsConfig();
@@ -27,7 +27,7 @@ async function startMediaBot(t: ExecutionContext, database: TestDatabase, cabine
     bot: { username: api.bot.username, token_env: 'TEST_BOT_TOKEN', api_url: api.url, default_model: 'sim/chat', edit_interval: '1ms' },
   };
   const gateway = await startGateway(t, database, { raw, env: { TEST_BOT_TOKEN: api.token }, jobRunner: true, now });
-  const bot = await startBot(gateway.services, { wait: async () => undefined });
+  const bot = await startBot(gateway.services, { wait: async () => undefined, uploadLimitBytes });
   t.teardown(() => bot.stop());
   return { api, gateway, bot };
 }
@@ -263,4 +263,65 @@ testOnBackends('a quote’s button pressed after an hour is refused as stale, an
   t.like(answered.params, { text: 'This offer has expired: send the request again for a fresh price.', show_alert: true });
   t.is(api.callsOf('sendPhoto', 806).length, 0);
   t.deepEqual(await charges(database, accountId), []);
+});
+
+testOnBackends('a video over the upload limit is sent as a download link that opens without a session, with Range, until it expires; an altered token is refused', async (t, database) => {
+  const clock = testClock({ running: true });
+  // Telegram's 50 MB, made small: the simulator's video is larger than 1 KB.
+  const { api, gateway } = await startMediaBot(t, database, undefined, clock.now, 1024);
+  const person = telegramUser(807);
+  api.pushUpdate(api.message(person, '/start'));
+  await eventually(() => sentTexts(api, 807).length >= 2, { what: 'the welcome' });
+  const accountId = await accountOf(gateway, 807);
+
+  const video = await quoteOf(api, person, '/video a long river');
+  api.pushUpdate(api.callback(person, video.button.callback_data, video.messageId));
+  const told = await eventually(() => sentTexts(api, 807).find((text) => text.startsWith('Video is ready')), { what: 'the link sent' });
+  t.is(api.callsOf('sendVideo', 807).length, 0, 'not uploaded');
+  const publicUrl = gateway.services.config.cabinet.publicUrl;
+  const match = /^Video is ready but too large for Telegram\. Download it here \(the link works until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC\): (\S+)$/.exec(told);
+  t.truthy(match, told);
+  const link = match![2]!;
+  t.true(link.startsWith(`${publicUrl}/download/gwf_`), link);
+  const job = await database.db('jobs').where({ account_id: accountId, kind: 'video' }).first();
+  t.is(await eventually(async () => (await database.db('bot_deliveries').where({ job_id: job.id }).first()).outcome, { what: 'the delivery closed' }), 'link');
+  const token = link.slice(`${publicUrl}/download/`.length);
+  const stored = await database.db('file_links').first();
+  t.not(stored.token_hash, token, 'only the hash is stored');
+  t.false(JSON.stringify(stored).includes(token));
+
+  // Fetched as a Telegram user's browser would: no cookie, no key.
+  const address = `${gateway.url}/download/${token}`;
+  const [fileId] = JSON.parse(typeof job.result === 'string' ? job.result : JSON.stringify(job.result)).fileIds as number[];
+  const bytes = Buffer.from(await gateway.services.files.read((await gateway.services.files.get(accountId, fileId))!));
+  t.true(bytes.length > 1024);
+  const whole = await fetch(address);
+  t.is(whole.status, 200);
+  t.true(Buffer.from(await whole.arrayBuffer()).equals(bytes), 'the exact bytes');
+  // The same headers as the file's content route (GET /v1/files/{id}/content) answers with a key of the account.
+  const { key } = await gateway.services.apiKeys.create({ accountId });
+  const viaKey = await fetch(`${gateway.url}/v1/files/${fileId}/content`, { headers: { authorization: `Bearer ${key}` } });
+  await viaKey.arrayBuffer();
+  for (const name of ['content-type', 'content-length', 'etag', 'last-modified', 'accept-ranges', 'content-disposition']) t.is(whole.headers.get(name), viaKey.headers.get(name), name);
+  const part = await fetch(address, { headers: { range: 'bytes=10-29' } });
+  t.is(part.status, 206);
+  t.is(part.headers.get('content-range'), `bytes 10-29/${bytes.length}`);
+  t.true(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 30)));
+
+  const altered = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+  const refusedAltered = await fetch(`${gateway.url}/download/${altered}`);
+  t.is(refusedAltered.status, 404);
+  const alteredBody = await refusedAltered.json();
+  t.like(alteredBody, { error: { code: 'not_found', message: 'This download link does not exist or has expired.' } });
+
+  // Three days, the default bot.download_link_ttl; the text named when it ends.
+  const expiresAt = Number(stored.expires_at);
+  t.is(expiresAt - Number(stored.created_at), 3 * 24 * 3_600_000);
+  t.is(match![1], new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' '));
+  clock.advance(expiresAt - clock.now() + 1);
+  const refusedExpired = await fetch(address);
+  t.is(refusedExpired.status, 404);
+  t.deepEqual(await refusedExpired.json(), alteredBody, 'expired and altered answer alike');
+  t.deepEqual(await charges(database, accountId), [360_000n], 'charged once, as any video');
+  await assertLedgerInvariants(t, database.db);
 });

@@ -3,19 +3,16 @@
 // (src/errors/to-gateway-error.ts) and are encoded here in the shape the route table gives
 // the route (src/http/error-shape.ts), so no route writes an error body itself.
 import type { Next } from 'koa';
-import { unitsToSql } from '../../util/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ApiKey } from '../../auth/api-keys.js';
+import { requestLogRow } from '../../observability/request-log-row.js';
 import { requestSourceOf } from '../../observability/request-source.js';
 import type { ServerServices } from '../../services.js';
 import { newRequestId } from '../../util/ids.js';
 import { malformedHttpRequest } from '../parser-refusals.js';
 import type { ErrorShapeFor } from '../error-shape.js';
 import type { Context } from '../state.js';
-
-/** request_log.error_message holds this many characters at most. */
-const maxLoggedErrorLength = 500;
 
 /** What a request was, read off its context when it was answered. */
 interface Observation {
@@ -33,8 +30,6 @@ interface Observation {
   readonly chargedUnits: bigint;
   readonly failure: GatewayError | undefined;
 }
-
-const truncate = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 export function requestContext(services: ServerServices, errorShapeFor: ErrorShapeFor) {
   const { logger, metrics, requestLog } = services;
@@ -69,25 +64,7 @@ export function requestContext(services: ServerServices, errorShapeFor: ErrorSha
     // charges name their key in the history by this row (src/cabinet-api/history.ts).
     const source = requestSourceOf(seen.path);
     if (source === 'api' || (source === 'cabinet' && key !== undefined)) {
-      const { failure } = seen;
-      requestLog.record({
-        request_id: requestId,
-        account_id: key?.accountId ?? null,
-        key_id: key?.id ?? null,
-        method: seen.method,
-        route,
-        model: seen.model ?? null,
-        status: seen.status,
-        duration_us: seen.durationUs,
-        charged_units: unitsToSql(seen.chargedUnits),
-        created_at: seen.at,
-        provider: seen.provider ?? null,
-        error_code: failure?.code ?? null,
-        // As the client read it (an upstream's message already redacted), cut to the column.
-        error_message: failure ? truncate(failure.message, maxLoggedErrorLength) : null,
-        upstream_status: failure?.options.upstreamStatus ?? null,
-        source,
-      });
+      requestLog.record(requestLogRow({ ...seen, accountId: key?.accountId ?? null, keyId: key?.id ?? null, source }));
     }
   }
 

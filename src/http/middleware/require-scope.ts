@@ -1,4 +1,5 @@
-// Scope enforcement. Routes declare their scope in the route table; the pipeline calls
+// Scope enforcement (assertScope, the check the bot's calls pass too: src/auth/key-gate.ts).
+// Routes declare their scope in the route table; the pipeline calls
 // assertScope (src/auth/assert-scope.ts) for scopes that depend on the model (search models need `search` too).
 // On a route whose key may come from the cache (keyCheckedByHold), a refusal is confirmed on the
 // key as it is now: an update may have added the scope since the key was cached.
