@@ -6,7 +6,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector } from '../util/http-client.js';
+import type { buildConnector as Connectors } from 'undici';
 import { classifyAddress } from './special-addresses.js';
 
 export interface AddressPolicy {
@@ -103,7 +104,7 @@ export function guardedAgent(policy: AddressPolicy, timeoutMs: number, lookup: L
     );
   };
   const connect = buildConnector({ lookup: guardedLookup, timeout: timeoutMs });
-  const guardedConnect: buildConnector.connector = (options, callback) => {
+  const guardedConnect: Connectors.connector = (options, callback) => {
     const host = options.hostname.replace(/^\[|\]$/g, '');
     const refused = isIP(host) ? refusedAddress(host, policy) : undefined;
     if (refused) callback(connectRefused(host, refused), null);

@@ -6,7 +6,7 @@
 // non-2xx answers after each of `webhooks.retry_delays`, and never follow redirects.
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
-import { request, type Agent } from 'undici';
+import { request, type Agent } from '../util/http-client.js';
 import type { Config } from '../config/load.js';
 import { isPostgres } from '../db/dialect.js';
 import type { Logger } from '../observability/logger.js';

@@ -48,7 +48,10 @@ let defaultServe: Promise<string[]> | undefined;
  * Packages a default serve (the config install.sh writes) has no use for through a start and a
  * chat request: S3 storage, image processing, payment providers and email it does not
  * configure, OIDC login, PostgreSQL and Redis, audio metadata, the Telegram bot, SigV4 signing
- * for Bedrock providers without a key pair. Each is imported where it is first needed.
+ * for Bedrock providers without a key pair, AWS's event-stream codec (Bedrock streams only).
+ * Each is imported where it is first needed. Never imported at all: koa-body and formidable
+ * (JSON is read by co-body's JSON reader, multipart streamed by busboy), undici's index (its
+ * fetch, WebSocket, mocks and caches; src/util/http-client.ts requires the parts used).
  */
 const notForDefaultServe = [
   '/node_modules/@aws-sdk/',
@@ -62,6 +65,10 @@ const notForDefaultServe = [
   '/node_modules/music-metadata/',
   '/node_modules/grammy/',
   '/node_modules/@smithy/signature-v4/',
+  '/node_modules/@smithy/core/',
+  '/node_modules/koa-body/',
+  '/node_modules/formidable/',
+  '/node_modules/undici/index.js',
 ];
 
 test('a default serve loads none of the packages its configuration does not use', async (t) => {

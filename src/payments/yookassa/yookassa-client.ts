@@ -6,7 +6,7 @@
 //   gateway asks again (the sweeper), with the same key.
 // - any other 4xx: ProviderRefusedError, definite (a refund of more than is left, an unknown id).
 // The secret key is only ever in the Authorization header: never in a message or a log line.
-import { Agent, request } from 'undici';
+import { Agent, request } from '../../util/http-client.js';
 import type { z } from 'zod';
 import { ProviderRefusedError } from '../provider.js';
 import { wireError } from './yookassa-wire.js';

@@ -5,7 +5,7 @@
 // The token is kept per upstream and key until a minute before it expires, and concurrent
 // requests share one exchange (shared/exchanged-tokens.ts). An API-key provider gets its key back as is.
 import { createSign } from 'node:crypto';
-import { request } from 'undici';
+import { request } from '../../util/http-client.js';
 import { type ExchangedToken, ExchangedTokens } from '../shared/exchanged-tokens.js';
 import type { CredentialSource } from '../shared/http-transport.js';
 import { isObject, stringOf } from '../shared/json.js';

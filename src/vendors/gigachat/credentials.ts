@@ -7,7 +7,7 @@
 // The token is kept per upstream and key until a minute before it expires, and one exchange
 // in flight serves every request that needs it meanwhile (shared/exchanged-tokens.ts).
 import { randomUUID } from 'node:crypto';
-import { errors as undiciErrors, request } from 'undici';
+import { errors as undiciErrors, request } from '../../util/http-client.js';
 import { type ExchangedToken, ExchangedTokens } from '../shared/exchanged-tokens.js';
 import type { CredentialSource } from '../shared/http-transport.js';
 import { UpstreamError } from '../types.js';

@@ -7,14 +7,11 @@
 //   `:message-type: exception` → an UpstreamError (throttlingException, internalServerException…)
 //   `:message-type: error`     → an UpstreamError from `:error-code` / `:error-message`
 // A message whose checksum does not match is a broken stream: an UpstreamError too.
-import { fromUtf8, toUtf8 } from '@smithy/core/serde';
-import { EventStreamCodec } from '@smithy/core/event-streams';
+import type { EventStreamCodec } from '@smithy/core/event-streams';
+import { awsEventCodec } from '../../util/aws-event-codec.js';
 import type { SseEvent } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { isObject, stringOf } from './json.js';
-
-/** Shared: the codec keeps no state between decode calls (its message queue is unused here). */
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 /** Prelude (8) + prelude CRC (4) + message CRC (4): the smallest message. */
 const minimumMessageBytes = 16;
@@ -59,7 +56,7 @@ export function awsEventStream(onEvent: (event: SseEvent) => void): { feed(chunk
 function eventOf(bytes: Buffer): SseEvent {
   let message: ReturnType<EventStreamCodec['decode']>;
   try {
-    message = codec.decode(bytes);
+    message = awsEventCodec().decode(bytes);
   } catch (error) {
     throw brokenStream((error as Error).message);
   }

@@ -10,7 +10,8 @@
 // rather than `request()`: its bytes are handed to the SSE parser as undici reads them, with no
 // Readable stream, async iterator or promise per chunk in between (about 10 µs of CPU per
 // request at 50 connections, docs/performance.md).
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors } from '../../util/http-client.js';
 import type { ChatAdapter, SseEvent, UpstreamHttpRequest } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { createFramer, type EventFramer } from './stream-framing.js';

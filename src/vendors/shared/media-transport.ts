@@ -5,7 +5,7 @@
 // timeouts become UpstreamError; the caller aborting its signal passes its AbortError through.
 import type { Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errors as undiciErrors, request } from 'undici';
+import { errors as undiciErrors, request } from '../../util/http-client.js';
 import { retryAfterMs, type Upstream } from './http-transport.js';
 import { UpstreamError } from '../types.js';
 import type { MediaAdapter, MediaHttpRequest, MediaHttpResponse, MediaOperation, MediaStreamOperation, MediaTarget } from '../media-types.js';

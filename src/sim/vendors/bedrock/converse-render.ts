@@ -7,15 +7,12 @@
 //   → contentBlockDelta(text …) → contentBlockStop
 //   → contentBlockStart(toolUse) → contentBlockDelta(toolUse.input …) → contentBlockStop …
 //   → messageStop(stopReason) → metadata(usage, metrics)
-import { fromUtf8, toUtf8 } from '@smithy/core/serde';
-import { EventStreamCodec } from '@smithy/core/event-streams';
+import { awsEventCodec, utf8Bytes } from '../../../util/aws-event-codec.js';
 import type { AnswerPlan, PlannedFinish } from '../../script.js';
 import { signThinking, defaultSigningSecret } from '../../signatures.js';
 import type { PreparedStream } from '../../sse-writer.js';
 import type { CacheUsage } from './converse-cache.js';
 import type { ParsedConverseRequest } from './converse-request.js';
-
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 const stopReasons: Record<PlannedFinish, string> = { end: 'end_turn', stop_sequence: 'stop_sequence', length: 'max_tokens', tool_calls: 'tool_use' };
 
@@ -63,24 +60,24 @@ function padding(serial: number): string {
 }
 
 export function eventMessage(type: string, payload: Record<string, unknown>): Uint8Array {
-  return codec.encode({
+  return awsEventCodec().encode({
     headers: {
       ':event-type': { type: 'string', value: type },
       ':content-type': { type: 'string', value: 'application/json' },
       ':message-type': { type: 'string', value: 'event' },
     },
-    body: fromUtf8(JSON.stringify(payload)),
+    body: utf8Bytes(JSON.stringify(payload)),
   });
 }
 
 export function exceptionMessage(type: string, message: string): Uint8Array {
-  return codec.encode({
+  return awsEventCodec().encode({
     headers: {
       ':exception-type': { type: 'string', value: type },
       ':content-type': { type: 'string', value: 'application/json' },
       ':message-type': { type: 'string', value: 'exception' },
     },
-    body: fromUtf8(JSON.stringify({ message })),
+    body: utf8Bytes(JSON.stringify({ message })),
   });
 }
 
