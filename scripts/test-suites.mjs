@@ -5,6 +5,10 @@
 //   npm run test:fast   the in-process tests only, no build, no dist/ needed
 // test/suites.test.ts fails when a test file starts processes and is not listed here, or is
 // listed and does not.
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
 export const processSuites = [
   'test/admin/usage-cli.test.ts',
   'test/browser/**/*.test.ts',
@@ -54,6 +58,36 @@ export const processSuites = [
 ];
 
 export const allSuites = ['test/**/*.test.ts'];
+
+// The long poles: files whose own run takes minutes (serial chaos and soak runs, a browser per
+// test, the benchmark's smoke, clusters of processes killed and restarted). ava starts files in
+// its list's order, `concurrency` at a time; one started last would run alone at the end while
+// the other slots stay idle, so these start first, longest first (ava.config.mjs).
+export const longSuites = [
+  'test/chaos/chaos-short.test.ts',
+  'test/chaos/soak-short.test.ts',
+  'test/e2e/serve-workers.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/chaos/hostile-heap.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/e2e/multi-instance.test.ts',
+  'test/e2e/jobs-crash.test.ts',
+  'test/e2e/hold-owners-crash.test.ts',
+  'test/install/install.test.ts',
+];
+
+/**
+ * ava's `sortTestFiles`: the long poles first, in the order above, then every other file in
+ * name order (ava's own default). `a` and `b` are absolute paths.
+ */
+export function longPolesFirst(a, b) {
+  const rank = (file) => {
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    const index = longSuites.findIndex((glob) => globToRegExp(glob).test(relative));
+    return index === -1 ? longSuites.length : index;
+  };
+  return rank(a) - rank(b) || a.localeCompare(b, [], { numeric: true });
+}
 
 /** Whether `file` (relative to the repository, with /) is one of the process suites. */
 export function isProcessSuite(file) {

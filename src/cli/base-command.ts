@@ -32,7 +32,7 @@ export abstract class GatewayCommand extends Command {
   private loaded: { config: Config; configPath: string | undefined } | undefined;
 
   protected loadConfiguration(configPath: string | undefined): Config {
-    const config = loadConfig({ configPath });
+    const config = loadConfig({ configPath, cacheDir: this.config.cacheDir });
     this.loaded = { config, configPath };
     return config;
   }

@@ -4,15 +4,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
 import { DomainError } from '../errors/domain-error.js';
+import { cachedParse, keepParse } from './parsed-config-cache.js';
 import { configSchema, logLevels, vendorSettingNames, type ConfigFile, type ModelConfig, type ProviderKind } from './schema.js';
 import { parseDuration, parseSize } from './units.js';
 import { isAddressOrBlock } from '../util/ip-list.js';
 import { parseRub } from '../util/money.js';
 
 /** The folder holding bin/, config/ and package.json. Relative paths in the config resolve here. */
+// The yaml parser is loaded when a file is parsed: a CLI run whose file's data is cached
+// (parsed-config-cache.ts) never needs it, and loading it is a part of every command's start.
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+
 export const installRoot = findInstallRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 /** Walks up from this file (src/config or dist/src/config) to the folder with package.json. */
@@ -298,6 +304,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Parsed object instead of a file (tests). */
   raw?: unknown;
+  /** Where the file's parsed data is kept between runs (the CLI's cache directory; parsed-config-cache.ts); without it the file is parsed every time. */
+  cacheDir?: string;
 }
 
 export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -321,16 +329,30 @@ export function loadConfig(options: LoadOptions = {}): Config {
     } catch (error) {
       throw new ConfigError(source, [`cannot read the file: ${(error as Error).message}`]);
     }
-    const lineCounter = new LineCounter();
-    const document = parseDocument(text, { lineCounter, prettyErrors: false });
-    if (document.errors.length > 0) {
-      throw new ConfigError(
-        source,
-        document.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`),
-      );
+    let parsedText: { document: Document.Parsed; lineCounter: LineCounter } | undefined;
+    // Parsed when the data is not cached, and for a message's line number (rare: a cached entry's text did parse).
+    const parse = () => {
+      if (parsedText) return parsedText;
+      const { LineCounter, parseDocument } = yaml();
+      const lineCounter = new LineCounter();
+      return (parsedText = { document: parseDocument(text, { lineCounter, prettyErrors: false }), lineCounter });
+    };
+    const cached = options.cacheDir === undefined ? undefined : cachedParse(options.cacheDir, configPath, text);
+    if (cached) raw = cached.raw;
+    else {
+      const { document, lineCounter } = parse();
+      if (document.errors.length > 0) {
+        throw new ConfigError(
+          source,
+          document.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`),
+        );
+      }
+      raw = document.toJS() ?? {};
+      if (options.cacheDir !== undefined) keepParse(options.cacheDir, configPath, text, raw);
     }
-    raw = document.toJS() ?? {};
     locate = (issuePath, key) => {
+      const { document, lineCounter } = parse();
+      const { isMap, isNode, isScalar } = yaml();
       // An unknown key is located at the key itself, not at the map holding it.
       if (key !== undefined) {
         const map = document.getIn(issuePath as (string | number)[], true);
